@@ -1,0 +1,29 @@
+/** Hair styles a character can have (SPEC.md §3). */
+export const HAIR_STYLES = ['short', 'long', 'curly', 'bald'] as const;
+/** Shirt styles a character can have (SPEC.md §3). */
+export const SHIRT_STYLES = ['casual', 'tank', 'hoodie', 'formal'] as const;
+
+export type HairStyle = (typeof HAIR_STYLES)[number];
+export type ShirtStyle = (typeof SHIRT_STYLES)[number];
+
+/** A character's look, as stored in localStorage and in game_players.appearance. */
+export interface Appearance {
+  skinColor: string;
+  hairColor: string;
+  hairStyle: HairStyle;
+  shirtColor: string;
+  shirtStyle: ShirtStyle;
+  pantsColor: string;
+  shoeColor: string;
+}
+
+/** The default appearance of SPEC.md §3. */
+export const DEFAULT_APPEARANCE: Readonly<Appearance> = Object.freeze({
+  skinColor: '#FFDBAC',
+  hairColor: '#8B4513',
+  hairStyle: 'short',
+  shirtColor: '#4169E1',
+  shirtStyle: 'casual',
+  pantsColor: '#654321',
+  shoeColor: '#000000',
+});
