@@ -12,6 +12,8 @@ import type { Appearance } from './appearance-types.js';
 export type NetEvent =
   /** A block now exists at tile (x, y) (remote insert, initial load, or a rollback of a removal). */
   | { kind: 'blockSet'; x: number; y: number; blockType: string; owner: string }
+  /** Forget every block: a full reload from the server follows (start, or resync after a reconnect). */
+  | { kind: 'blocksReset' }
   /** The block at tile (x, y) is gone (remote delete, orphan removal, or a rollback of a placement). */
   | { kind: 'blockCleared'; x: number; y: number }
   /** The server refused a local placement or removal; the engine restores the inventory count. */
@@ -31,6 +33,8 @@ export type NetEvent =
     }
   /** A live position broadcast; `t` is the sender's clock in ms, used for interpolation. */
   | { kind: 'playerPose'; id: string; x: number; y: number; facing: number; moving: boolean; swinging: boolean; t: number }
+  /** Forget every remote player: the presence reload that follows re-adds those still online. */
+  | { kind: 'playersReset' }
   /** A presence row was deleted or went stale. */
   | { kind: 'playerLeft'; id: string }
   /** A combat log names the local player as victim. */
