@@ -1,0 +1,157 @@
+/**
+ * Shared blocks: the initial load (surroundings first), live inserts and deletes, and
+ * optimistic placement and removal with rollback. Tiles are in tile units.
+ */
+import type { RealtimeChannel, SupabaseClient } from '@supabase/supabase-js';
+import type { NetEvent } from '../components/network.js';
+import { BLOCK_PAGE_SIZE, NEAR_LOAD_RADIUS_TILES } from './constants.js';
+import { describeRefusal } from './refusals.js';
+import { blockRowToEvent, type BlockRow } from './rows.js';
+import { canPlaceWithSupport, orphansAfterRemoval, type SupportWorld } from './support.js';
+
+const BLOCK_COLUMNS = 'x,y,block_type,player_id,player_name';
+/** Pages requested at once while loading the rest of the world. */
+const PARALLEL_PAGES = 4;
+
+/** What the block sync needs from its surroundings. */
+export interface BlockSyncOptions {
+  playerId: string;
+  playerName(): string;
+  /** Where engine events go. */
+  emit(event: NetEvent): void;
+  /** Tells the player why a change was refused. */
+  notice(title: string, description: string): void;
+  /** The local world as the engine sees it, for the support rule. */
+  world: SupportWorld;
+  /** Called after every live-channel status change, with the new status. */
+  onStatus?(status: string): void;
+}
+
+/** The block side of the network session. */
+export interface BlockSync {
+  /** Loads every block, the tiles around (tileX, tileY) first. Replaces what was there. */
+  load(tileX: number, tileY: number): Promise<number>;
+  place(x: number, y: number, blockType: string): Promise<boolean>;
+  remove(x: number, y: number, blockType: string | null): Promise<boolean>;
+  close(): Promise<void>;
+}
+
+/** Starts the live block subscription and returns the block operations. */
+export function createBlockSync(db: SupabaseClient, options: BlockSyncOptions): BlockSync {
+  const { emit } = options;
+  /** Live events that arrive while a load is running are held and applied after it. */
+  let held: NetEvent[] | null = null;
+  const deliver = (event: NetEvent) => (held ? held.push(event) : emit(event));
+
+  const channel: RealtimeChannel = db
+    .channel('game_blocks')
+    .on('postgres_changes', { event: 'INSERT', schema: 'public', table: 'game_blocks' }, (change) => {
+      deliver(blockRowToEvent(change.new as BlockRow));
+    })
+    .on('postgres_changes', { event: 'DELETE', schema: 'public', table: 'game_blocks' }, (change) => {
+      const old = change.old as Partial<BlockRow>;
+      if (typeof old.x === 'number' && typeof old.y === 'number') deliver({ kind: 'blockCleared', x: old.x, y: old.y });
+    })
+    .subscribe((status) => options.onStatus?.(status));
+
+  async function load(tileX: number, tileY: number): Promise<number> {
+    held = [];
+    try {
+      const near = await db
+        .from('game_blocks')
+        .select(BLOCK_COLUMNS)
+        .gte('x', tileX - NEAR_LOAD_RADIUS_TILES)
+        .lte('x', tileX + NEAR_LOAD_RADIUS_TILES)
+        .gte('y', tileY - NEAR_LOAD_RADIUS_TILES)
+        .lte('y', tileY + NEAR_LOAD_RADIUS_TILES)
+        .limit(BLOCK_PAGE_SIZE * 10);
+      if (near.error) throw near.error;
+      emit({ kind: 'blocksReset' });
+      for (const row of near.data as BlockRow[]) emit(blockRowToEvent(row));
+      const total = await loadAllPages();
+      for (const event of held) emit(event);
+      return total;
+    } finally {
+      held = null;
+    }
+  }
+
+  /** Loads the whole table in pages, several at a time; rows already loaded are set again harmlessly. */
+  async function loadAllPages(): Promise<number> {
+    let loaded = 0;
+    for (let page = 0; ; page += PARALLEL_PAGES) {
+      const batches = await Promise.all(
+        Array.from({ length: PARALLEL_PAGES }, (_, i) => {
+          const from = (page + i) * BLOCK_PAGE_SIZE;
+          return db.from('game_blocks').select(BLOCK_COLUMNS).order('x').order('y').range(from, from + BLOCK_PAGE_SIZE - 1);
+        }),
+      );
+      for (const batch of batches) {
+        if (batch.error) throw batch.error;
+        for (const row of batch.data as BlockRow[]) emit(blockRowToEvent(row));
+        loaded += batch.data.length;
+        if (batch.data.length < BLOCK_PAGE_SIZE) return loaded;
+      }
+    }
+  }
+
+  /** After a refusal, shows the tile as the server has it and tells the player why. */
+  async function refuse(action: 'place' | 'remove', x: number, y: number, blockType: string, error: { code?: string; message?: string }) {
+    const reason = describeRefusal(error, 'block');
+    console.error(`block ${action} refused at ${x},${y}:`, error.code, error.message);
+    emit({ kind: 'blockRefused', action, x, y, blockType, reason });
+    const current = await db.from('game_blocks').select(BLOCK_COLUMNS).eq('x', x).eq('y', y).maybeSingle();
+    if (current.data) emit(blockRowToEvent(current.data as BlockRow));
+    else if (!current.error) emit({ kind: 'blockCleared', x, y });
+    options.notice(action === 'place' ? 'Block Not Placed' : 'Block Not Removed', reason);
+  }
+
+  async function place(x: number, y: number, blockType: string): Promise<boolean> {
+    if (!canPlaceWithSupport(options.world, x, y)) {
+      await refuse('place', x, y, blockType, { message: 'Blocks on water need a neighbouring block that leads to land.' });
+      return false;
+    }
+    const { error } = await db
+      .from('game_blocks')
+      .insert({ x, y, block_type: blockType, player_id: options.playerId, player_name: options.playerName() });
+    if (error) {
+      await refuse('place', x, y, blockType, error);
+      return false;
+    }
+    return true;
+  }
+
+  async function remove(x: number, y: number, blockType: string | null): Promise<boolean> {
+    const { data, error } = await db.from('game_blocks').delete().eq('x', x).eq('y', y).select(BLOCK_COLUMNS);
+    if (error) {
+      if (blockType) await refuse('remove', x, y, blockType, error);
+      else options.notice('Block Not Removed', describeRefusal(error, 'block'));
+      return false;
+    }
+    const removed = data as BlockRow[];
+    for (const row of removed) emit({ kind: 'blockCleared', x: row.x, y: row.y });
+    if (removed.length > 0 || blockType) await removeOrphans(x, y);
+    return removed.length > 0;
+  }
+
+  /** Removes the blocks a removal left floating on water, locally and by x and y on the server. */
+  async function removeOrphans(x: number, y: number): Promise<void> {
+    const orphans = orphansAfterRemoval(options.world, x, y);
+    for (const tile of orphans) emit({ kind: 'blockCleared', x: tile.x, y: tile.y });
+    await Promise.all(
+      orphans.map(async (tile) => {
+        const { error } = await db.from('game_blocks').delete().eq('x', tile.x).eq('y', tile.y);
+        if (error) console.error(`orphan removal failed at ${tile.x},${tile.y}:`, error.code, error.message);
+      }),
+    );
+  }
+
+  return {
+    load,
+    place,
+    remove,
+    close: async () => {
+      await db.removeChannel(channel);
+    },
+  };
+}

@@ -1,0 +1,30 @@
+/** Networking constants of SPEC.md §9, in one frozen place. */
+
+/** Tile size in pixels. */
+export const TILE_SIZE_PX = 32;
+/** Presence heartbeat period. */
+export const PRESENCE_HEARTBEAT_MS = 5000;
+/** A presence row older than this is a player who left. */
+export const PRESENCE_STALE_MS = 30000;
+/** Live position broadcast period while moving (15 Hz). */
+export const POSE_SEND_MS = 66;
+/** Chat history length. */
+export const CHAT_HISTORY = 50;
+/** Chat falls back to polling when its channel is not live within this time. */
+export const CHAT_SUBSCRIBE_GRACE_MS = 5000;
+/** Chat polling period in fallback mode. */
+export const CHAT_POLL_MS = 2000;
+/** Window of activity that counts a player as online. */
+export const ONLINE_WINDOW_MS = 5 * 60 * 1000;
+/** Online-count refresh period. */
+export const ONLINE_REFRESH_MS = 30000;
+/** Minimap refresh period. */
+export const MINIMAP_REFRESH_MS = 10000;
+/** Voice range in tiles. */
+export const VOICE_RANGE_TILES = 500;
+/** Damage of one sword hit. */
+export const SWORD_DAMAGE = 25;
+/** Blocks loaded per request when loading the world. */
+export const BLOCK_PAGE_SIZE = 1000;
+/** Tiles around the player loaded before the rest of the world. */
+export const NEAR_LOAD_RADIUS_TILES = 64;
