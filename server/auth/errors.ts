@@ -1,0 +1,21 @@
+/**
+ * An Auth API error. OAuth-style errors (`invalid_grant`) are sent as
+ * `{error, error_description}`, the others as `{code, message}` (API version 2024-01-01).
+ */
+export class AuthError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'AuthError';
+  }
+
+  /** The response body GoTrue sends for this error. */
+  body(): Record<string, string> {
+    return this.code === 'invalid_grant'
+      ? { error: this.code, error_description: this.message }
+      : { code: this.code, message: this.message };
+  }
+}

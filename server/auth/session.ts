@@ -1,0 +1,40 @@
+import type { Claims } from '../db/index.js';
+import type { TokenKeys } from './keys.js';
+import type { SessionGrant } from './users.js';
+
+/** Access-token lifetime, as hosted GoTrue's default. */
+export const ACCESS_TOKEN_SECONDS = 3600;
+
+/** The access-token claims of a Web3 user (reference §4.5). */
+export function accessClaims(grant: SessionGrant, issuer: string, now: number): Claims {
+  const iat = Math.floor(now / 1000);
+  return {
+    aud: 'authenticated',
+    exp: iat + ACCESS_TOKEN_SECONDS,
+    iat,
+    iss: issuer,
+    sub: grant.user.id,
+    email: '',
+    phone: '',
+    app_metadata: grant.user.app_metadata,
+    user_metadata: grant.user.user_metadata,
+    role: 'authenticated',
+    aal: 'aal1',
+    amr: [{ method: 'web3', timestamp: iat }],
+    session_id: grant.sessionId,
+    is_anonymous: false,
+  };
+}
+
+/** The session body GoTrue answers a token grant with (reference §4.4). */
+export async function sessionResponse(keys: TokenKeys, grant: SessionGrant, issuer: string, now = Date.now()) {
+  const claims = accessClaims(grant, issuer, now);
+  return {
+    access_token: await keys.sign(claims),
+    token_type: 'bearer',
+    expires_in: ACCESS_TOKEN_SECONDS,
+    expires_at: claims.exp,
+    refresh_token: grant.refreshToken,
+    user: grant.user,
+  };
+}
