@@ -1,0 +1,14 @@
+/** Which screen and which game panels are open. */
+import { atom } from 'jotai';
+
+/** True once the player pressed ENTER WORLD; the route `/` then shows the game. */
+export const enteredAtom = atom(false);
+
+/** The inventory overlay (key I). */
+export const inventoryOpenAtom = atom(false);
+
+/** The character customisation overlay (key C). */
+export const customiseOpenAtom = atom(false);
+
+/** The minimap (key M). The network code polls minimap positions only while it is open. */
+export const minimapOpenAtom = atom(false);
