@@ -128,7 +128,11 @@ export function startSession(options: SessionOptions): Session {
       for (const action of actions) {
         if (action.kind === 'placeBlock') await blocks.place(action.x, action.y, action.blockType);
         else if (action.kind === 'removeBlock') await blocks.remove(action.x, action.y, action.blockType);
-        else await combat.attack(action);
+        else {
+          // The server checks range against presence rows: make ours current first.
+          await presence.heartbeat();
+          await combat.attack(action);
+        }
       }
     });
   }, FLUSH_MS);
