@@ -10,7 +10,8 @@ export interface ClientConfig {
   supabaseAnonKey: string;
 }
 
-let pending: Promise<SupabaseClient> | null = null;
+let pendingConfig: Promise<ClientConfig> | null = null;
+let pendingClient: Promise<SupabaseClient> | null = null;
 
 async function loadConfig(): Promise<ClientConfig> {
   const response = await fetch('/config.json', { cache: 'no-store' });
@@ -23,17 +24,26 @@ async function loadConfig(): Promise<ClientConfig> {
 }
 
 /**
- * The shared Supabase client. The first call fetches `/config.json`; later calls reuse the
- * same client. A failed attempt is forgotten so that the next call tries again.
+ * The backend's URL (absolute) and public key from `/config.json`, fetched once. A failed
+ * attempt is forgotten so that the next call tries again.
  */
-export function getSupabase(): Promise<SupabaseClient> {
-  pending ??= loadConfig()
-    .then(({ supabaseUrl, supabaseAnonKey }) =>
-      createClient(new URL(supabaseUrl, window.location.origin).href, supabaseAnonKey),
-    )
+export function getClientConfig(): Promise<ClientConfig> {
+  pendingConfig ??= loadConfig()
+    .then((config) => ({ ...config, supabaseUrl: new URL(config.supabaseUrl, window.location.origin).href }))
     .catch((error: unknown) => {
-      pending = null;
+      pendingConfig = null;
       throw error;
     });
-  return pending;
+  return pendingConfig;
+}
+
+/** The shared Supabase client, created on first use; later calls reuse it. */
+export function getSupabase(): Promise<SupabaseClient> {
+  pendingClient ??= getClientConfig()
+    .then(({ supabaseUrl, supabaseAnonKey }) => createClient(supabaseUrl, supabaseAnonKey))
+    .catch((error: unknown) => {
+      pendingClient = null;
+      throw error;
+    });
+  return pendingClient;
 }

@@ -1,3 +1,13 @@
+import { Provider } from 'jotai';
 import { createRoot } from 'react-dom/client';
+import { RouterProvider } from 'react-router';
+import { createAppRouter } from './routes.js';
+import { store } from './state/store.js';
+import { startWallet } from './wallet/session.js';
 
-createRoot(document.getElementById('root')!).render(<h1>TESSERA</h1>);
+startWallet();
+createRoot(document.getElementById('root')!).render(
+  <Provider store={store}>
+    <RouterProvider router={createAppRouter()} />
+  </Provider>,
+);

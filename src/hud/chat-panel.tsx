@@ -1,0 +1,107 @@
+import { useAtomValue } from 'jotai';
+import { useEffect, useRef, useState, type FormEvent, type KeyboardEvent } from 'react';
+import { chatMessagesAtom, onlineCountAtom, type ChatMessage } from '../state/social-atoms.js';
+import { getGameServices, type Sender } from '../state/services.js';
+
+/** The longest chat message (SPEC.md §9). */
+export const CHAT_MAX_LENGTH = 200;
+
+/** Props of the chat and voice panels. */
+export interface SocialPanelProps {
+  /** The wallet address, or 'unknown'. */
+  walletAddress: string;
+  /** The player name, or 'Anonymous'. */
+  playerName: string;
+}
+
+/** '1 player online' or 'N players online'. */
+export function onlineLabel(count: number): string {
+  return count === 1 ? '1 player online' : `${count} players online`;
+}
+
+function ChatHeader() {
+  const count = useAtomValue(onlineCountAtom);
+  return (
+    <header className="side-panel-header">
+      <h2 className="side-panel-title">LIVE CHAT</h2>
+      <p className="chat-online" data-testid="chat-online">
+        {onlineLabel(count)}
+      </p>
+    </header>
+  );
+}
+
+function formatTime(iso: string): string {
+  const date = new Date(iso);
+  return Number.isNaN(date.getTime()) ? '' : date.toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' });
+}
+
+function ChatLine({ message, own }: { message: ChatMessage; own: boolean }) {
+  return (
+    <li className={`chat-line ${own ? 'is-own' : ''}`}>
+      <p className="chat-meta">
+        <span className="chat-author">{message.player_name}</span> <time className="chat-time">{formatTime(message.created_at)}</time>
+      </p>
+      <p className="chat-text">{message.message}</p>
+    </li>
+  );
+}
+
+function ChatMessages({ walletAddress }: { walletAddress: string }) {
+  const messages = useAtomValue(chatMessagesAtom);
+  const list = useRef<HTMLOListElement>(null);
+  useEffect(() => {
+    list.current?.scrollTo({ top: list.current.scrollHeight });
+  }, [messages]);
+  if (messages === null) return <p className="chat-empty">Loading chat...</p>;
+  if (messages.length === 0) return <p className="chat-empty">No messages yet. Be the first to chat!</p>;
+  return (
+    <ol ref={list} className="chat-messages" data-testid="chat-messages">
+      {messages.map((message) => (
+        <ChatLine key={message.id} message={message} own={message.player_id === walletAddress} />
+      ))}
+    </ol>
+  );
+}
+
+function ChatInput({ sender }: { sender: Sender }) {
+  const [text, setText] = useState('');
+  const send = (event: FormEvent) => {
+    event.preventDefault();
+    const message = text.trim();
+    if (!message) return;
+    setText('');
+    getGameServices()
+      ?.sendChat(message, sender)
+      .catch((error: unknown) => console.error('Failed to send chat message', error));
+  };
+  const keepKeysHere = (event: KeyboardEvent) => event.stopPropagation();
+  return (
+    <form className="chat-form" onSubmit={send}>
+      <input
+        className="pixel-input chat-input"
+        placeholder="Type your message..."
+        maxLength={CHAT_MAX_LENGTH}
+        autoComplete="off"
+        value={text}
+        onChange={(event) => setText(event.target.value)}
+        onKeyDown={keepKeysHere}
+        onKeyUp={keepKeysHere}
+      />
+      <button type="submit" className="pixel-button pixel-button--small pixel-button--go">
+        Send
+      </button>
+    </form>
+  );
+}
+
+/** The live chat panel: online count, the scrolling messages and the input. 20rem wide. */
+export function ChatPanel({ walletAddress, playerName }: SocialPanelProps) {
+  return (
+    <section className="pixel-panel side-panel chat-panel" aria-label="Live chat" data-wallet={walletAddress} data-player={playerName}>
+      <ChatHeader />
+      <ChatMessages walletAddress={walletAddress} />
+      <ChatInput sender={{ playerId: walletAddress, playerName }} />
+    </section>
+  );
+}

@@ -1,0 +1,23 @@
+/** The controls (SPEC.md §2 help text, plus the attack key). */
+export const HELP_ITEMS = [
+  'WASD/Arrows move',
+  '1-8 hotbar',
+  'I inventory',
+  'C customisation',
+  'M minimap',
+  'left click place',
+  'right click remove',
+  'Space attack',
+  'hold mouse for voice chat (500 block range)',
+] as const;
+
+/** The help line under the game view. */
+export function HelpText() {
+  return (
+    <ul className="help-text" data-testid="help-text">
+      {HELP_ITEMS.map((item) => (
+        <li key={item}>{item}</li>
+      ))}
+    </ul>
+  );
+}

@@ -1,0 +1,99 @@
+import { useAtomValue } from 'jotai';
+import { useEffect, useRef, useState } from 'react';
+import { hudAtoms } from '../state/hud-atoms.js';
+import { minimapPlayersAtom, type MinimapPlayer } from '../state/social-atoms.js';
+import { minimapOpenAtom } from '../state/ui-atoms.js';
+
+/** Edge of the minimap in pixels. */
+export const MINIMAP_SIZE = 200;
+/** Tiles across the minimap. */
+export const MINIMAP_RANGE = 100;
+/** Edge of one terrain cell on the minimap in pixels. */
+export const MINIMAP_CELL = 20;
+/** Other players' dots fade over this long. */
+export const DOT_FADE_MS = 5 * 60 * 1000;
+/** The faintest a dot gets. */
+export const DOT_MIN_OPACITY = 0.3;
+
+const TILE_SIZE = 32;
+const SPAWN_RADIUS = 2;
+const TILES_PER_PX = MINIMAP_RANGE / MINIMAP_SIZE;
+
+/** Opacity of a dot last seen `ageMs` ago: full when fresh, 0.3 after 5 minutes and later. */
+export function dotOpacity(ageMs: number): number {
+  const t = Math.max(0, Math.min(1, ageMs / DOT_FADE_MS));
+  return 1 - t * (1 - DOT_MIN_OPACITY);
+}
+
+function drawTerrain(ctx: CanvasRenderingContext2D, centreX: number, centreY: number): void {
+  const tilesPerCell = MINIMAP_CELL * TILES_PER_PX;
+  for (let row = 0; row < MINIMAP_SIZE / MINIMAP_CELL; row++) {
+    for (let col = 0; col < MINIMAP_SIZE / MINIMAP_CELL; col++) {
+      const x0 = centreX - MINIMAP_RANGE / 2 + col * tilesPerCell;
+      const y0 = centreY - MINIMAP_RANGE / 2 + row * tilesPerCell;
+      const spawn = x0 <= SPAWN_RADIUS && x0 + tilesPerCell > -SPAWN_RADIUS && y0 <= SPAWN_RADIUS && y0 + tilesPerCell > -SPAWN_RADIUS;
+      const checker = (Math.floor(x0 / tilesPerCell) + Math.floor(y0 / tilesPerCell)) % 2 === 0;
+      ctx.fillStyle = spawn ? '#f7c948' : checker ? '#4f9a3c' : '#458a35';
+      ctx.fillRect(col * MINIMAP_CELL, row * MINIMAP_CELL, MINIMAP_CELL, MINIMAP_CELL);
+    }
+  }
+}
+
+function drawPlayers(ctx: CanvasRenderingContext2D, centreX: number, centreY: number, players: MinimapPlayer[], now: number): void {
+  for (const player of players) {
+    const px = MINIMAP_SIZE / 2 + (player.x / TILE_SIZE - centreX) / TILES_PER_PX;
+    const py = MINIMAP_SIZE / 2 + (player.y / TILE_SIZE - centreY) / TILES_PER_PX;
+    if (px < 0 || py < 0 || px >= MINIMAP_SIZE || py >= MINIMAP_SIZE) continue;
+    ctx.globalAlpha = dotOpacity(now - player.seenAt);
+    ctx.fillStyle = '#e43b44';
+    ctx.fillRect(Math.round(px) - 3, Math.round(py) - 3, 6, 6);
+  }
+  ctx.globalAlpha = 1;
+  ctx.fillStyle = '#ffffff';
+  ctx.fillRect(MINIMAP_SIZE / 2 - 4, MINIMAP_SIZE / 2 - 4, 8, 8);
+  ctx.fillStyle = '#3a8fd9';
+  ctx.fillRect(MINIMAP_SIZE / 2 - 3, MINIMAP_SIZE / 2 - 3, 6, 6);
+}
+
+function useNow(intervalMs: number): number {
+  const [now, setNow] = useState(() => Date.now());
+  useEffect(() => {
+    const timer = setInterval(() => setNow(Date.now()), intervalMs);
+    return () => clearInterval(timer);
+  }, [intervalMs]);
+  return now;
+}
+
+function MinimapCanvas() {
+  const canvas = useRef<HTMLCanvasElement>(null);
+  const tileX = useAtomValue(hudAtoms.tileX);
+  const tileY = useAtomValue(hudAtoms.tileY);
+  const players = useAtomValue(minimapPlayersAtom);
+  const now = useNow(10_000);
+  useEffect(() => {
+    const ctx = canvas.current?.getContext('2d');
+    if (!ctx) return;
+    drawTerrain(ctx, tileX, tileY);
+    drawPlayers(ctx, tileX, tileY, players, now);
+  }, [tileX, tileY, players, now]);
+  return <canvas ref={canvas} className="minimap-canvas" width={MINIMAP_SIZE} height={MINIMAP_SIZE} data-testid="minimap-canvas" />;
+}
+
+/** The minimap (key M): 200 px square around the player, with a legend and its range. */
+export function Minimap() {
+  if (!useAtomValue(minimapOpenAtom)) return null;
+  return (
+    <section className="pixel-panel minimap" aria-label="Minimap">
+      <MinimapCanvas />
+      <ul className="minimap-legend">
+        <li>
+          <span className="legend-dot legend-dot--you" /> You
+        </li>
+        <li>
+          <span className="legend-dot legend-dot--other" /> Other Players
+        </li>
+      </ul>
+      <p className="minimap-range">Range: 100 blocks</p>
+    </section>
+  );
+}

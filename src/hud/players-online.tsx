@@ -1,0 +1,22 @@
+import { useAtomValue } from 'jotai';
+import { hudAtoms } from '../state/hud-atoms.js';
+import { connectedAtom } from '../state/social-atoms.js';
+
+function ConnectionMark() {
+  const connected = useAtomValue(connectedAtom);
+  return (
+    <span className={`connection-mark ${connected ? 'is-connected' : 'is-offline'}`} title={connected ? 'Connected' : 'Disconnected'}>
+      {connected ? '✓' : '✗'}
+    </span>
+  );
+}
+
+/** Players online (other players plus self) with a connected tick or a cross. */
+export function PlayersOnline() {
+  const count = useAtomValue(hudAtoms.remotePlayers) + 1;
+  return (
+    <p className="players-online" data-testid="players-online">
+      <ConnectionMark /> {count} ONLINE
+    </p>
+  );
+}

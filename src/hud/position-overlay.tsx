@@ -1,0 +1,27 @@
+import { useAtomValue, type PrimitiveAtom } from 'jotai';
+import { hudAtoms } from '../state/hud-atoms.js';
+
+function Coordinate({ label, value }: { label: string; value: PrimitiveAtom<number> }) {
+  return (
+    <span className="coordinate">
+      {label}: {useAtomValue(value)}
+    </span>
+  );
+}
+
+function BiomeLabel() {
+  const biome = useAtomValue(hudAtoms.biome);
+  return <p className={`biome ${biome === 'Spawn' ? 'biome--spawn' : ''}`}>{biome}</p>;
+}
+
+/** Top left of the game view: the player's tile coordinates and biome. */
+export function PositionOverlay() {
+  return (
+    <div className="position-overlay" data-testid="position-overlay">
+      <p className="coordinates">
+        <Coordinate label="X" value={hudAtoms.tileX} /> <Coordinate label="Y" value={hudAtoms.tileY} />
+      </p>
+      <BiomeLabel />
+    </div>
+  );
+}
