@@ -1,0 +1,114 @@
+/** Phoenix serializer versions the client may ask for with `?vsn=`. */
+export type Vsn = '1.0.0' | '2.0.0';
+
+/** One Phoenix message, whichever serializer carried it. */
+export interface Message {
+  joinRef: string | null;
+  ref: string | null;
+  topic: string;
+  event: string;
+  payload: unknown;
+}
+
+/** A broadcast as it travels between channels: the user event and its payload. */
+export interface Broadcast {
+  event: string;
+  /** JSON-encodable payload, or raw bytes from a binary push. */
+  payload: unknown;
+  binary: boolean;
+}
+
+const KIND_PUSH = 3;
+const KIND_BROADCAST = 4;
+const JSON_ENCODING = 1;
+const BINARY_ENCODING = 0;
+
+/** Thrown for frames that cannot be read as a Phoenix message. */
+export class MalformedFrame extends Error {}
+
+function refOrNull(value: unknown): string | null {
+  if (value === null || value === undefined) return null;
+  if (typeof value === 'string') return value;
+  if (typeof value === 'number') return String(value);
+  throw new MalformedFrame('ref must be a string or null');
+}
+
+function checkedMessage(joinRef: unknown, ref: unknown, topic: unknown, event: unknown, payload: unknown): Message {
+  if (typeof topic !== 'string' || topic === '') throw new MalformedFrame('topic must be a non-empty string');
+  if (typeof event !== 'string' || event === '') throw new MalformedFrame('event must be a non-empty string');
+  return { joinRef: refOrNull(joinRef), ref: refOrNull(ref), topic, event, payload: payload ?? {} };
+}
+
+/** Reads a text frame: a JSON array in vsn 2.0.0, a JSON object in vsn 1.0.0. */
+export function decodeText(text: string, vsn: Vsn): Message {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    throw new MalformedFrame('frame is not JSON');
+  }
+  if (vsn === '2.0.0') {
+    if (!Array.isArray(parsed) || parsed.length !== 5) throw new MalformedFrame('frame must be [join_ref, ref, topic, event, payload]');
+    return checkedMessage(parsed[0], parsed[1], parsed[2], parsed[3], parsed[4]);
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new MalformedFrame('frame must be an object');
+  const m = parsed as Record<string, unknown>;
+  return checkedMessage(m.join_ref, m.ref, m.topic, m.event, m.payload);
+}
+
+/**
+ * Reads a binary "user broadcast push" (kind 3): header lengths, join_ref, ref, topic, user
+ * event, metadata, then the payload as JSON or raw bytes. Returns the message with a
+ * {@link Broadcast} as payload.
+ */
+export function decodeBinary(data: Buffer): Message & { payload: Broadcast } {
+  if (data.length < 7 || data[0] !== KIND_PUSH) throw new MalformedFrame('binary frame must be a user broadcast push (kind 3)');
+  const lengths = [data[1], data[2], data[3], data[4], data[5]];
+  const encoding = data[6];
+  let offset = 7;
+  const fields = lengths.map((length) => {
+    if (offset + length > data.length) throw new MalformedFrame('binary frame is truncated');
+    const field = data.toString('utf8', offset, offset + length);
+    offset += length;
+    return field;
+  });
+  const [joinRef, ref, topic, event] = fields;
+  const body = data.subarray(offset);
+  let payload: unknown;
+  if (encoding === JSON_ENCODING) {
+    try {
+      payload = JSON.parse(body.toString('utf8'));
+    } catch {
+      throw new MalformedFrame('broadcast payload is not JSON');
+    }
+  } else if (encoding === BINARY_ENCODING) {
+    payload = Buffer.from(body);
+  } else {
+    throw new MalformedFrame('unknown payload encoding');
+  }
+  const message = checkedMessage(joinRef || null, ref || null, topic, 'broadcast', {});
+  return { ...message, payload: { event, payload, binary: encoding === BINARY_ENCODING } };
+}
+
+/** Writes a text message for a client speaking `vsn`. */
+export function encodeText(vsn: Vsn, message: Message): string {
+  const { joinRef, ref, topic, event, payload } = message;
+  if (vsn === '2.0.0') return JSON.stringify([joinRef, ref, topic, event, payload]);
+  return JSON.stringify({ join_ref: joinRef, ref, topic, event, payload });
+}
+
+/** Writes a binary "user broadcast" (kind 4), the only binary frame a 2.0.0 client decodes. */
+export function encodeBinaryBroadcast(topic: string, broadcast: Broadcast): Buffer {
+  const topicBytes = Buffer.from(topic);
+  const eventBytes = Buffer.from(broadcast.event);
+  if (topicBytes.length > 255 || eventBytes.length > 255) throw new MalformedFrame('topic or event longer than 255 bytes');
+  const body = broadcast.binary ? (broadcast.payload as Buffer) : Buffer.from(JSON.stringify(broadcast.payload ?? {}));
+  const header = Buffer.from([
+    KIND_BROADCAST,
+    topicBytes.length,
+    eventBytes.length,
+    0,
+    broadcast.binary ? BINARY_ENCODING : JSON_ENCODING,
+  ]);
+  return Buffer.concat([header, topicBytes, eventBytes, body]);
+}
