@@ -1,18 +1,30 @@
-import { createServer } from 'node:http';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createStaticHandler } from './static.js';
+import { startServer } from './app.js';
+import { DataDirLockedError } from './db/index.js';
 
 const port = Number(process.env.PORT ?? 5173);
+const dataDir = process.env.DATA_DIR ?? './data';
 const distDir = dirname(fileURLToPath(import.meta.url));
-const serveStatic = createStaticHandler(distDir);
 
-const server = createServer((req, res) => {
-  serveStatic(req, res).catch((error: unknown) => {
-    console.error('static error', error);
-    if (!res.headersSent) res.writeHead(500);
-    res.end();
-  });
-});
-
-server.listen(port, () => console.log(`Tessera listening on http://localhost:${port}`));
+try {
+  const server = await startServer({ port, dataDir, distDir });
+  console.log(`Tessera listening on ${server.url}`);
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    server.close().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        console.error(`close after ${signal} failed`, error);
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGINT', () => stop('SIGINT'));
+  process.on('SIGTERM', () => stop('SIGTERM'));
+} catch (error) {
+  console.error(error instanceof DataDirLockedError ? error.message : error);
+  process.exit(1);
+}

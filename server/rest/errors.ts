@@ -1,0 +1,57 @@
+/** A PostgREST error: HTTP status plus the `{code, message, details, hint}` body. */
+export class RestError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly details: string | null = null,
+    readonly hint: string | null = null,
+  ) {
+    super(message);
+    this.name = 'RestError';
+  }
+
+  /** The JSON body PostgREST sends. */
+  body() {
+    return { code: this.code, details: this.details, hint: this.hint, message: this.message };
+  }
+}
+
+interface PostgresError {
+  code: string;
+  message: string;
+  detail?: string;
+  hint?: string;
+}
+
+function isPostgresError(error: unknown): error is PostgresError {
+  return typeof error === 'object' && error !== null && typeof (error as PostgresError).code === 'string'
+    && /^[0-9A-Z]{5}$/.test((error as PostgresError).code) && 'severity' in error;
+}
+
+/** The HTTP status PostgREST gives a SQLSTATE (PostgREST docs, errors.rst). */
+function statusOf(code: string, authenticated: boolean): number {
+  if (code === '42501') return authenticated ? 403 : 401;
+  if (code === '23505' || code === '23503') return 409;
+  if (code === '42P01' || code === '42883') return 404;
+  if (code === '25006') return 405;
+  if (code.startsWith('08') || code.startsWith('53')) return 503;
+  if (code.startsWith('57')) return 500;
+  return 400;
+}
+
+/**
+ * Turns a thrown value into a {@link RestError}: Postgres errors keep their SQLSTATE,
+ * anything else becomes a 500. `authenticated` says whether the caller had a user JWT.
+ */
+export function toRestError(error: unknown, authenticated: boolean): RestError {
+  if (error instanceof RestError) return error;
+  if (isPostgresError(error)) {
+    return new RestError(statusOf(error.code, authenticated), error.code, error.message, error.detail ?? null, error.hint ?? null);
+  }
+  return new RestError(500, 'PGRST000', 'Internal server error');
+}
+
+/** PGRST100: the query string could not be parsed. */
+export const parseError = (message: string, details: string | null = null) =>
+  new RestError(400, 'PGRST100', message, details);
