@@ -1,0 +1,164 @@
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { decodeJwt } from 'jose';
+import { createTestClient, createTestWallet, removeDataDir, signInPlayer, startTestServer, type TestServer } from './harness.js';
+
+let server: TestServer;
+
+test.before(async () => {
+  server = await startTestServer();
+});
+
+test.after(async () => {
+  await server.stop();
+  await removeDataDir(server.dataDir);
+});
+
+/** A SIWS message as auth-js builds it, for requests made without the client. */
+function siwsMessage(address: string, url: string, issuedAt: Date): string {
+  const { host, href } = new URL(url);
+  return [
+    `${host} wants you to sign in with your Solana account:`,
+    address,
+    '',
+    'Sign in to Tessera',
+    '',
+    'Version: 1',
+    `URI: ${href}`,
+    `Issued At: ${issuedAt.toISOString()}`,
+  ].join('\n');
+}
+
+async function postWeb3(message: string, signature: Uint8Array) {
+  const res = await fetch(`${server.url}/auth/v1/token?grant_type=web3`, {
+    method: 'POST',
+    headers: { apikey: server.anonKey, 'content-type': 'application/json' },
+    body: JSON.stringify({ chain: 'solana', message, signature: Buffer.from(signature).toString('base64url') }),
+  });
+  return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+}
+
+test('web3 sign-in returns a GoTrue session with the Web3 claims', async () => {
+  const { client, address } = await signInPlayer(server);
+  const { data } = await client.auth.getSession();
+  const session = data.session!;
+  assert.is(session.token_type, 'bearer');
+  assert.is(session.expires_in, 3600);
+  assert.type(session.refresh_token, 'string');
+  const claims = decodeJwt(session.access_token);
+  assert.is(claims.role, 'authenticated');
+  assert.is(claims.aud, 'authenticated');
+  assert.is(claims.sub, session.user.id);
+  assert.is((claims.exp as number) - (claims.iat as number), 3600);
+  assert.is(claims.iss, `${server.url}/auth/v1`);
+  assert.equal(claims.app_metadata, { provider: 'web3', providers: ['web3'] });
+  const meta = claims.user_metadata as { sub: string; custom_claims: Record<string, string> };
+  assert.is(meta.sub, `web3:solana:${address}`);
+  assert.is(meta.custom_claims.address, address);
+  assert.is(meta.custom_claims.chain, 'solana');
+  assert.is(claims.aal, 'aal1');
+  assert.type(claims.session_id, 'string');
+  assert.is(session.user.identities?.[0]?.provider, 'web3');
+});
+
+test('signing in twice with one wallet gives the same user', async () => {
+  const wallet = createTestWallet();
+  const first = await signInPlayer(server, wallet);
+  const second = await signInPlayer(server, wallet);
+  const a = (await first.client.auth.getUser()).data.user!;
+  const b = (await second.client.auth.getUser()).data.user!;
+  assert.is(a.id, b.id);
+});
+
+test('a signature by another key is refused', async () => {
+  const victim = createTestWallet();
+  const forger = createTestWallet();
+  const client = createTestClient(server);
+  const { data, error } = await client.auth.signInWithWeb3({
+    chain: 'solana',
+    wallet: { publicKey: victim.publicKey, signMessage: forger.signMessage },
+    options: { url: server.url },
+  });
+  assert.is(data.session, null);
+  assert.is(error?.status, 400);
+  assert.match(error!.message, 'Signature does not match address in message');
+});
+
+test('a message altered after signing is refused', async () => {
+  const wallet = createTestWallet();
+  const message = siwsMessage(wallet.address, server.url, new Date());
+  const signature = await wallet.signMessage(new TextEncoder().encode(message));
+  const res = await postWeb3(message.replace('Sign in to Tessera', 'Sign in to Tesserb'), signature);
+  assert.is(res.status, 400);
+  assert.is(res.body.error, 'invalid_grant');
+});
+
+test('Issued At older than 10 minutes is refused', async () => {
+  const wallet = createTestWallet();
+  const message = siwsMessage(wallet.address, server.url, new Date(Date.now() - 11 * 60 * 1000));
+  const res = await postWeb3(message, await wallet.signMessage(new TextEncoder().encode(message)));
+  assert.is(res.status, 400);
+  assert.is(res.body.error, 'invalid_grant');
+  assert.match(String(res.body.error_description), '10 minutes');
+});
+
+test('a URI of another site is refused', async () => {
+  const wallet = createTestWallet();
+  const message = siwsMessage(wallet.address, 'https://evil.example/', new Date());
+  const res = await postWeb3(message, await wallet.signMessage(new TextEncoder().encode(message)));
+  assert.is(res.status, 400);
+  assert.match(String(res.body.error_description), 'not allowed');
+});
+
+test('a malformed signature is a validation error', async () => {
+  const wallet = createTestWallet();
+  const message = siwsMessage(wallet.address, server.url, new Date());
+  const res = await postWeb3(message, new Uint8Array(10));
+  assert.is(res.status, 400);
+  assert.is(res.body.code, 'validation_failed');
+});
+
+test('refresh rotates the refresh token and issues a new access token', async () => {
+  const { client } = await signInPlayer(server);
+  const before = (await client.auth.getSession()).data.session!;
+  await new Promise((r) => setTimeout(r, 1100));
+  const { data, error } = await client.auth.refreshSession();
+  assert.is(error, null);
+  assert.is.not(data.session!.refresh_token, before.refresh_token);
+  assert.is.not(data.session!.access_token, before.access_token);
+  assert.is(decodeJwt(data.session!.access_token).session_id, decodeJwt(before.access_token).session_id);
+  const { error: rowsError } = await client.from('game_blocks').select('x').limit(1);
+  assert.is(rowsError, null);
+});
+
+test('an unknown refresh token is refused', async () => {
+  const res = await fetch(`${server.url}/auth/v1/token?grant_type=refresh_token`, {
+    method: 'POST',
+    headers: { apikey: server.anonKey, 'content-type': 'application/json' },
+    body: JSON.stringify({ refresh_token: 'nope' }),
+  });
+  assert.is(res.status, 400);
+  assert.is(((await res.json()) as { code: string }).code, 'refresh_token_not_found');
+});
+
+test('logout ends the session: its refresh token no longer works', async () => {
+  const { client } = await signInPlayer(server);
+  const refreshToken = (await client.auth.getSession()).data.session!.refresh_token;
+  const { error } = await client.auth.signOut();
+  assert.is(error, null);
+  const res = await fetch(`${server.url}/auth/v1/token?grant_type=refresh_token`, {
+    method: 'POST',
+    headers: { apikey: server.anonKey, 'content-type': 'application/json' },
+    body: JSON.stringify({ refresh_token: refreshToken }),
+  });
+  assert.is(res.status, 400);
+});
+
+test('GET /user refuses a forged token', async () => {
+  const res = await fetch(`${server.url}/auth/v1/user`, {
+    headers: { apikey: server.anonKey, authorization: `Bearer ${server.anonKey.slice(0, -2)}xx` },
+  });
+  assert.is(res.status, 403);
+});
+
+test.run();
