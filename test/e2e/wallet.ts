@@ -1,0 +1,98 @@
+/**
+ * A test wallet that behaves like Phantom's injected provider and signs with a real ed25519
+ * key. The key is made in Node and imported into the page's WebCrypto, so every page of a
+ * browser context (also after a reload) sees the same wallet.
+ */
+import { generateKeyPairSync } from 'node:crypto';
+import { getBase58Decoder } from '@solana/web3.js';
+import type { BrowserContext } from 'playwright-core';
+
+/** A wallet identity: its base58 address and its private key as a JWK. */
+export interface TestWallet {
+  address: string;
+  jwk: JsonWebKey;
+}
+
+/** How the injected provider behaves. */
+export interface WalletBehaviour {
+  /** Offer `signIn` (Wallet Standard style); without it supabase-js uses `signMessage`. */
+  signIn?: boolean;
+  /** Trust the site from the start, so a silent reconnect succeeds on the first load. */
+  trusted?: boolean;
+}
+
+/** Makes a fresh ed25519 key pair and its Solana address. */
+export function createTestWallet(): TestWallet {
+  const { publicKey, privateKey } = generateKeyPairSync('ed25519');
+  const raw = new Uint8Array(publicKey.export({ format: 'der', type: 'spki' }).subarray(-32));
+  return { address: getBase58Decoder().decode(raw), jwk: privateKey.export({ format: 'jwk' }) as JsonWebKey };
+}
+
+/** The provider, as page script. Kept as plain JavaScript so that no build helper leaks in. */
+const PROVIDER_SCRIPT = String.raw`(cfg) => {
+  const TRUST = '__testWallet_trusted';
+  if (cfg.trusted && !localStorage.getItem(TRUST)) localStorage.setItem(TRUST, cfg.address);
+  const key = crypto.subtle.importKey('jwk', cfg.jwk, { name: 'Ed25519' }, false, ['sign']);
+  const sign = async (bytes) => new Uint8Array(await crypto.subtle.sign('Ed25519', await key, bytes));
+  const publicKey = { toBase58: () => cfg.address, toString: () => cfg.address };
+  const listeners = {};
+  const calls = { connect: 0, silentConnect: 0, disconnect: 0, signMessage: 0, signIn: 0 };
+  const emit = (event, arg) => (listeners[event] || []).slice().forEach((handler) => handler(arg));
+  const provider = {
+    isPhantom: true,
+    publicKey: null,
+    isConnected: false,
+    async connect(options) {
+      if (options && options.onlyIfTrusted) {
+        calls.silentConnect++;
+        if (localStorage.getItem(TRUST) !== cfg.address) throw new Error('User rejected the request.');
+      } else {
+        calls.connect++;
+      }
+      localStorage.setItem(TRUST, cfg.address);
+      provider.publicKey = publicKey;
+      provider.isConnected = true;
+      emit('connect', publicKey);
+      return { publicKey };
+    },
+    async disconnect() {
+      calls.disconnect++;
+      provider.publicKey = null;
+      provider.isConnected = false;
+      emit('disconnect');
+    },
+    async signMessage(message) {
+      calls.signMessage++;
+      if (!provider.isConnected) throw new Error('Wallet not connected');
+      return { signature: await sign(message), publicKey };
+    },
+    async signIn(input) {
+      calls.signIn++;
+      provider.publicKey = publicKey;
+      provider.isConnected = true;
+      const lines = [input.domain + ' wants you to sign in with your Solana account:', cfg.address];
+      if (input.statement) lines.push('', input.statement);
+      lines.push('');
+      if (input.uri) lines.push('URI: ' + input.uri);
+      if (input.version) lines.push('Version: ' + input.version);
+      if (input.chainId) lines.push('Chain ID: ' + input.chainId);
+      if (input.nonce) lines.push('Nonce: ' + input.nonce);
+      if (input.issuedAt) lines.push('Issued At: ' + input.issuedAt);
+      const signedMessage = new TextEncoder().encode(lines.join('\n'));
+      return { account: { address: cfg.address, publicKey: publicKey }, signedMessage, signature: await sign(signedMessage) };
+    },
+    on(event, handler) { (listeners[event] = listeners[event] || []).push(handler); },
+    off(event, handler) { listeners[event] = (listeners[event] || []).filter((h) => h !== handler); },
+    removeListener(event, handler) { provider.off(event, handler); },
+  };
+  if (!cfg.signIn) delete provider.signIn;
+  window.phantom = { solana: provider };
+  window.solana = provider;
+  window.__testWallet = { calls, emit, address: cfg.address };
+}`;
+
+/** Injects `wallet` into every page of `context` before any page script runs. */
+export async function installTestWallet(context: BrowserContext, wallet: TestWallet, behaviour: WalletBehaviour = {}): Promise<void> {
+  const cfg = { address: wallet.address, jwk: wallet.jwk, signIn: behaviour.signIn ?? true, trusted: behaviour.trusted ?? false };
+  await context.addInitScript({ content: `(${PROVIDER_SCRIPT})(${JSON.stringify(cfg)});` });
+}
