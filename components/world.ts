@@ -1,0 +1,128 @@
+/**
+ * The game world: a bitECS world whose context carries every component store and resource.
+ * Stores belong to the world (not the module), so each test or bench run starts fresh.
+ */
+import { createWorld, type World } from 'bitecs';
+import type { GameCommand, HudFields, HudSink, Toast } from './hud.js';
+import type { NetQueues } from './network.js';
+import { createLook, type Look } from './appearance.js';
+import { createCombat, createVitals, type Combat, type Vitals } from './combat.js';
+import { CLIENT_CAPACITY, MAX_ENTITIES } from './constants.js';
+import { createGrid, type SpatialGrid } from './grid.js';
+import { createInputState, type InputState } from './input.js';
+import { createInventory, type Inventory } from './inventory.js';
+import type { PoseBuffer } from './pose.js';
+import { createRandom, type Random } from './prng.js';
+import { createTileStore, type TileStore } from './tiles.js';
+import { createMotion, createTransform, type Motion, type Transform } from './transform.js';
+
+/** Who drives an entity: the local player, a remote player (net), or the simulation itself (bench, tests). */
+export const KIND = Object.freeze({ simulated: 0, local: 1, remote: 2 });
+
+/** Everything the engine keeps; systems read and write it, nothing else holds game state. */
+export interface GameData {
+  /** Highest eid this world may hold; stores are sized capacity + 1 (eids start at 1). */
+  capacity: number;
+  /** World time in ms: STEP_MS per step, starting at 0. All timestamps in stores use it. */
+  time: number;
+  /** Steps run so far; drives the walking bob, the spawn pulse and the ocean waves. */
+  frame: number;
+  /** Unconsumed time of the fixed-step loop, in ms. */
+  accumulator: number;
+  seed: number;
+  random: Random;
+
+  /** Tag component of every player. */
+  Player: object;
+  /** Tag component of remote players. */
+  Remote: object;
+  transform: Transform;
+  motion: Motion;
+  vitals: Vitals;
+  combat: Combat;
+  look: Look;
+  kind: Uint8Array;
+  /** Incremented when an eid is freed, so a stored (eid, generation) pair can tell a recycled id. */
+  generation: Uint32Array;
+  /** Side tables by eid: player id and display name. */
+  ids: string[];
+  names: string[];
+  byId: Map<string, number>;
+  poses: Map<number, PoseBuffer>;
+  /** eid of the local player, 0 when none. */
+  local: number;
+
+  tiles: TileStore;
+  inventory: Inventory;
+  grid: SpatialGrid;
+  /** eids whose swing started this step; combat resolves them. */
+  attackers: number[];
+  /** eids with a swing on show; animation ends each after SWING_MS. */
+  swingers: number[];
+
+  input: InputState;
+  commands: GameCommand[];
+  queues: NetQueues;
+  toasts: Toast[];
+  hud: HudSink;
+  /** Last values published to the HUD. */
+  published: Partial<HudFields>;
+  /** Incoming voice clips played; the voice module increments it. */
+  voiceHeard: number;
+}
+
+/** A game world. */
+export type GameWorld = World<GameData>;
+
+/** Options of `createGameWorld`. */
+export interface WorldOptions {
+  seed?: number;
+  /** Most entities (default CLIENT_CAPACITY, at most MAX_ENTITIES). */
+  capacity?: number;
+  hud?: HudSink;
+}
+
+/** A HUD sink that drops everything (headless runs). */
+export const NULL_HUD: HudSink = Object.freeze({ set() {}, toast() {} });
+
+/** A fresh, empty world. */
+export function createGameWorld(options: WorldOptions = {}): GameWorld {
+  const capacity = options.capacity ?? CLIENT_CAPACITY;
+  if (!(capacity >= 1 && capacity <= MAX_ENTITIES)) throw new RangeError(`capacity must be 1..${MAX_ENTITIES}`);
+  const size = capacity + 1;
+  const seed = options.seed ?? 1;
+  return createWorld<GameData>({
+    capacity,
+    time: 0,
+    frame: 0,
+    accumulator: 0,
+    seed,
+    random: createRandom(seed ^ 0x2545f491),
+    Player: {},
+    Remote: {},
+    transform: createTransform(size),
+    motion: createMotion(size),
+    vitals: createVitals(size),
+    combat: createCombat(size),
+    look: createLook(size),
+    kind: new Uint8Array(size),
+    generation: new Uint32Array(size),
+    ids: [],
+    names: [],
+    byId: new Map(),
+    poses: new Map(),
+    local: 0,
+    tiles: createTileStore(),
+    inventory: createInventory(),
+    grid: createGrid(capacity),
+    attackers: [],
+    swingers: [],
+    input: createInputState(),
+    commands: [],
+    queues: { inbox: [], outbox: [] },
+    toasts: [],
+    hud: options.hud ?? NULL_HUD,
+    published: {},
+    voiceHeard: 0,
+  });
+}

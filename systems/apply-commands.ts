@@ -1,0 +1,31 @@
+import type { GameCommand } from '../components/hud.js';
+import { writeLook } from '../components/appearance.js';
+import { NAME_MAX_LENGTH } from '../components/constants.js';
+import { clickInventorySlot, selectHotbar } from '../components/inventory.js';
+import type { GameWorld } from '../components/world.js';
+
+function apply(world: GameWorld, cmd: GameCommand): void {
+  switch (cmd.kind) {
+    case 'selectSlot':
+      selectHotbar(world.inventory, cmd.slot);
+      return;
+    case 'inventoryClick':
+      clickInventorySlot(world.inventory, cmd.slot);
+      return;
+    case 'setAppearance':
+      if (world.local) writeLook(world.look, world.local, cmd.appearance);
+      return;
+    case 'setName': {
+      const name = cmd.name.trim().slice(0, NAME_MAX_LENGTH);
+      if (world.local && name) world.names[world.local] = name;
+      return;
+    }
+  }
+}
+
+/** Drains the commands the HUD pushed: hotbar selection, the inventory click rule, appearance and name. */
+export function applyCommands(world: GameWorld): void {
+  const commands = world.commands;
+  if (commands.length === 0) return;
+  for (const cmd of commands.splice(0, commands.length)) apply(world, cmd);
+}

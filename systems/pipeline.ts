@@ -1,0 +1,44 @@
+/**
+ * The order of the simulation, in one place. Each step: apply what arrived (net, HUD commands,
+ * input), then simulate, then publish to the HUD. Drawing is not a step: it runs once per
+ * animation frame (systems/render-world.ts), interpolating between the last two steps.
+ */
+import { STEP_MS } from '../components/constants.js';
+import type { GameWorld } from '../components/world.js';
+import { animatePlayers } from './animate-players.js';
+import { applyBuilds } from './apply-builds.js';
+import { applyCommands } from './apply-commands.js';
+import { applyNetEvents } from './apply-net-events.js';
+import { indexPlayers } from './index-players.js';
+import { interpolateRemotes } from './interpolate-remotes.js';
+import { movePlayers } from './move-players.js';
+import { readInput } from './read-input.js';
+import { resolveCombat } from './resolve-combat.js';
+import { syncHud } from './sync-hud.js';
+import { updateHealth } from './update-health.js';
+import { updateZones } from './update-zones.js';
+
+/** A system: one function of the world, run once per step. */
+export type System = (world: GameWorld) => void;
+
+/** Every step's systems, in order. */
+export const PIPELINE: readonly System[] = Object.freeze([
+  applyNetEvents,
+  applyCommands,
+  readInput,
+  applyBuilds,
+  movePlayers,
+  interpolateRemotes,
+  animatePlayers,
+  updateZones,
+  indexPlayers,
+  resolveCombat,
+  updateHealth,
+  syncHud,
+]);
+
+/** Runs one fixed step of STEP_MS: advances world time, then every system in order. */
+export function step(world: GameWorld): void {
+  world.time += STEP_MS;
+  for (let i = 0; i < PIPELINE.length; i++) PIPELINE[i]!(world);
+}

@@ -1,0 +1,31 @@
+import { PLAYER_SPEED } from '../components/constants.js';
+import { KEY } from '../components/input.js';
+import { selectHotbar } from '../components/inventory.js';
+import { startSwing } from '../components/players.js';
+import type { GameWorld } from '../components/world.js';
+
+const DIAGONAL = PLAYER_SPEED * Math.SQRT1_2;
+
+/** Turns held keys into the local player's velocity and facing, applies keys 1-8, and starts a swing on Space. */
+export function readInput(world: GameWorld): void {
+  const input = world.input;
+  const eid = world.local;
+  if (input.hotbar >= 0) selectHotbar(world.inventory, input.hotbar);
+  input.hotbar = -1;
+  const swing = input.swing;
+  input.swing = false;
+  if (!eid) return;
+  const { vx, vy } = world.transform;
+  if (world.vitals.defeated[eid]) {
+    vx[eid] = vy[eid] = 0;
+    return;
+  }
+  const held = input.held;
+  const dx = (held & KEY.right ? 1 : 0) - (held & KEY.left ? 1 : 0);
+  const dy = (held & KEY.down ? 1 : 0) - (held & KEY.up ? 1 : 0);
+  const speed = dx !== 0 && dy !== 0 ? DIAGONAL : PLAYER_SPEED;
+  vx[eid] = dx * speed;
+  vy[eid] = dy * speed;
+  if (dx !== 0) world.motion.facing[eid] = dx;
+  if (swing) startSwing(world, eid);
+}
