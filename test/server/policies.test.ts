@@ -1,0 +1,155 @@
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { SignJWT } from 'jose';
+import { createTestClient, removeDataDir, signInPlayer, startTestServer, type TestPlayer, type TestServer } from './harness.js';
+
+let server: TestServer;
+let alice: TestPlayer;
+let bob: TestPlayer;
+
+test.before(async () => {
+  server = await startTestServer();
+  alice = await signInPlayer(server);
+  bob = await signInPlayer(server);
+});
+
+test.after(async () => {
+  await server.stop();
+  await removeDataDir(server.dataDir);
+});
+
+const block = (player: TestPlayer, x: number, y: number, blockType = 'stone') => ({
+  x,
+  y,
+  block_type: blockType,
+  player_id: player.address,
+  player_name: 'Player',
+});
+
+test('anon cannot write (401 42501) and reads nothing', async () => {
+  const anon = createTestClient(server);
+  const insert = await anon.from('game_blocks').insert(block(alice, 10, 10));
+  assert.is(insert.status, 401);
+  assert.is(insert.error!.code, '42501');
+  await alice.client.from('game_blocks').insert(block(alice, 11, 11));
+  const read = await anon.from('game_blocks').select('*');
+  assert.equal(read.data, []);
+});
+
+test("writing another player's rows is refused with 403 42501", async () => {
+  const chat = await alice.client.from('game_chat_messages').insert({ player_id: bob.address, player_name: 'Bob', message: 'hi' });
+  assert.is(chat.status, 403);
+  assert.is(chat.error!.code, '42501');
+  const place = await alice.client.from('game_blocks').insert(block(bob, 12, 12));
+  assert.is(place.error!.code, '42501');
+  const attack = await alice.client.from('game_combat_logs').insert({
+    attacker_id: bob.address, attacker_name: 'Bob', victim_id: alice.address, victim_name: 'Alice', damage: 25, x: 9, y: 9,
+  });
+  assert.is(attack.error!.code, '42501');
+  const stats = await alice.client.from('game_player_stats').upsert({ player_id: bob.address, player_name: 'Bob', damage_dealt: 1 });
+  assert.is(stats.error!.code, '42501');
+});
+
+test("another player's presence can be neither overwritten nor deleted", async () => {
+  const row = { player_id: bob.address, player_name: 'Bob', x: 1, y: 1 };
+  assert.is((await bob.client.from('game_players').upsert(row, { onConflict: 'player_id' })).error, null);
+  const hijack = await alice.client.from('game_players').upsert({ ...row, x: 500 }, { onConflict: 'player_id' });
+  assert.is(hijack.error!.code, '42501');
+  const removed = await alice.client.from('game_players').delete().eq('player_id', bob.address).select();
+  assert.equal(removed.data, []);
+  const still = await alice.client.from('game_players').select('x').eq('player_id', bob.address).single();
+  assert.equal(still.data, { x: 1 });
+});
+
+test("any signed-in player may remove another's block outside spawn", async () => {
+  await bob.client.from('game_blocks').insert(block(bob, -30, 4));
+  const removed = await alice.client.from('game_blocks').delete().eq('x', -30).eq('y', 4).select('x, y');
+  assert.equal(removed.data, [{ x: -30, y: 4 }]);
+});
+
+test('spawn protection and block types are constraints (400 23514)', async () => {
+  const spawn = await alice.client.from('game_blocks').insert(block(alice, 2, -2));
+  assert.is(spawn.status, 400);
+  assert.is(spawn.error!.code, '23514');
+  const edge = await alice.client.from('game_blocks').insert(block(alice, 3, -2));
+  assert.is(edge.error, null);
+  const unknown = await alice.client.from('game_blocks').insert(block(alice, 40, 40, 'lava'));
+  assert.is(unknown.error!.code, '23514');
+});
+
+test('one block per tile (409 23505)', async () => {
+  await alice.client.from('game_blocks').insert(block(alice, 60, 1));
+  const again = await bob.client.from('game_blocks').insert(block(bob, 60, 1));
+  assert.is(again.status, 409);
+  assert.is(again.error!.code, '23505');
+});
+
+test('chat messages and names must be trimmed, non-empty and short enough', async () => {
+  const chat = (message: string, name = 'Alice') =>
+    alice.client.from('game_chat_messages').insert({ player_id: alice.address, player_name: name, message });
+  assert.is((await chat('x'.repeat(200))).error, null);
+  for (const bad of ['', '   ', ' padded', 'x'.repeat(201)]) {
+    assert.is((await chat(bad)).error?.code, '23514', JSON.stringify(bad));
+  }
+  assert.is((await chat('ok', 'N'.repeat(21))).error?.code, '23514');
+  assert.is((await chat('ok', ' ')).error?.code, '23514');
+  const presence = await alice.client.from('game_players').upsert({ player_id: alice.address, player_name: 'N'.repeat(20) });
+  assert.is(presence.error, null);
+});
+
+test('an unfiltered delete is refused (400 21000)', async () => {
+  const { error, status } = await alice.client.from('game_blocks').delete().gte('x', -100000).select();
+  assert.is(error, null);
+  assert.is(status, 200);
+  const res = await fetch(`${server.url}/rest/v1/game_blocks`, {
+    method: 'DELETE',
+    headers: { apikey: server.anonKey, authorization: `Bearer ${(await alice.client.auth.getSession()).data.session!.access_token}` },
+  });
+  assert.is(res.status, 400);
+  assert.is(((await res.json()) as { code: string }).code, '21000');
+});
+
+test('forged and expired JWTs are 401', async () => {
+  const forged = await fetch(`${server.url}/rest/v1/game_blocks`, {
+    headers: { apikey: server.anonKey, authorization: `Bearer ${server.anonKey.slice(0, -3)}abc` },
+  });
+  assert.is(forged.status, 401);
+  assert.is(((await forged.json()) as { code: string }).code, 'PGRST301');
+  const secret = Buffer.from((await readFile(join(server.dataDir, 'jwt-secret'), 'utf8')).trim(), 'base64url');
+  const now = Math.floor(Date.now() / 1000);
+  const expired = await new SignJWT({ role: 'authenticated', iat: now - 7200, exp: now - 3600 })
+    .setProtectedHeader({ alg: 'HS256' })
+    .sign(new Uint8Array(secret));
+  const res = await fetch(`${server.url}/rest/v1/game_blocks`, { headers: { apikey: server.anonKey, authorization: `Bearer ${expired}` } });
+  assert.is(res.status, 401);
+  assert.is(((await res.json()) as { code: string }).code, 'PGRST303');
+});
+
+test('request errors: unknown table 404, unknown column 400, oversized body 413', async () => {
+  const table = await alice.client.from('nope').select('*');
+  assert.is(table.status, 404);
+  assert.is(table.error!.code, 'PGRST205');
+  const column = await alice.client.from('game_blocks').insert({ ...block(alice, 70, 70), colour: 'red' });
+  assert.is(column.error!.code, 'PGRST204');
+  const filter = await alice.client.from('game_blocks').select('*').eq('colour', 'red');
+  assert.is(filter.error!.code, '42703');
+  const huge = await alice.client.from('game_voice_messages').insert({
+    player_id: alice.address, player_name: 'Alice', audio_data: 'A'.repeat(3 * 1024 * 1024), x: 0, y: 0,
+  });
+  assert.is(huge.status, 413);
+});
+
+test('CORS preflight is answered and Content-Range is exposed', async () => {
+  const res = await fetch(`${server.url}/rest/v1/game_blocks`, {
+    method: 'OPTIONS',
+    headers: { origin: 'http://example.test', 'access-control-request-method': 'POST', 'access-control-request-headers': 'apikey, authorization, prefer' },
+  });
+  assert.is(res.status, 204);
+  assert.is(res.headers.get('access-control-allow-origin'), 'http://example.test');
+  assert.match(res.headers.get('access-control-allow-headers')!, 'prefer');
+  assert.match(res.headers.get('access-control-expose-headers')!, 'Content-Range');
+});
+
+test.run();
