@@ -15,19 +15,10 @@ export const DRAIN_LIMIT = 10000;
 const CAPTURE_SQL = `
 create schema if not exists realtime;
 revoke all on schema realtime from public;
-create unlogged table if not exists realtime.changes (
-  id bigint generated always as identity primary key,
-  rel oid not null,
-  kind text not null,
-  record jsonb,
-  old_record jsonb,
-  at timestamptz not null default now()
-);
-
 create or replace function realtime.capture_insert() returns trigger
 language plpgsql security definer set search_path = '' as $$
 begin
-  insert into realtime.changes (rel, kind, record) select tg_relid, 'INSERT', to_jsonb(n) from new_rows n;
+  insert into realtime.changes (rel, kind, record) select tg_relid, 'INSERT', to_json(n) from new_rows n;
   perform pg_notify('${CHANGES_CHANNEL}', '');
   return null;
 end $$;
@@ -35,7 +26,7 @@ end $$;
 create or replace function realtime.capture_delete() returns trigger
 language plpgsql security definer set search_path = '' as $$
 begin
-  insert into realtime.changes (rel, kind, old_record) select tg_relid, 'DELETE', to_jsonb(o) from old_rows o;
+  insert into realtime.changes (rel, kind, old_record) select tg_relid, 'DELETE', to_json(o) from old_rows o;
   perform pg_notify('${CHANGES_CHANNEL}', '');
   return null;
 end $$;
@@ -43,7 +34,7 @@ end $$;
 create or replace function realtime.capture_update() returns trigger
 language plpgsql security definer set search_path = '' as $$
 begin
-  insert into realtime.changes (rel, kind, record, old_record) values (tg_relid, 'UPDATE', to_jsonb(new), to_jsonb(old));
+  insert into realtime.changes (rel, kind, record, old_record) values (tg_relid, 'UPDATE', to_json(new), to_json(old));
   perform pg_notify('${CHANGES_CHANNEL}', '');
   return null;
 end $$;
@@ -81,7 +72,21 @@ begin
 end $$;
 `;
 
-/** One captured row change. `record` and `old` are JSON text straight from jsonb. */
+/** The capture table, recreated empty at each start: rows captured before it have no subscriber left. */
+const CAPTURE_TABLE_SQL = `
+create schema if not exists realtime;
+drop table if exists realtime.changes;
+create unlogged table realtime.changes (
+  id bigint generated always as identity primary key,
+  rel oid not null,
+  kind text not null,
+  record json,
+  old_record json,
+  at timestamptz not null default now()
+);
+`;
+
+/** One captured row change. `record` and `old` are JSON text, columns in table order. */
 export interface Change {
   rel: number;
   kind: 'INSERT' | 'UPDATE' | 'DELETE';
@@ -91,8 +96,14 @@ export interface Change {
   at: string;
 }
 
-/** Installs (or refreshes) the capture table, triggers on every published table, and the visibility function. */
+/** Creates the empty capture table, then {@link captureTables}. */
 export async function installCapture(db: Queryable): Promise<void> {
+  await db.exec(CAPTURE_TABLE_SQL);
+  await captureTables(db);
+}
+
+/** (Re)installs the capture triggers on every published table, and the visibility function. */
+export async function captureTables(db: Queryable): Promise<void> {
   await db.exec(CAPTURE_SQL);
 }
 

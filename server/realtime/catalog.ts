@@ -84,11 +84,11 @@ export async function loadAccess(db: Queryable, table: TableInfo, role: string):
 
 /**
  * The statement {@link realtime.visible} runs for `table`: given change keys as a JSON array
- * of {i, <pk columns>}, it returns ($2, i) for each key whose row the current role can read.
+ * of {i, <pk columns>}, it returns ($2, i, false) for each key whose row the current role can read.
  */
 export function visibilitySql(table: TableInfo): string {
   const ident = (name: string) => `"${name.replace(/"/g, '""')}"`;
   const defs = table.pk.map((col) => `${ident(col.name)} ${col.sqlType}`).join(', ');
   const join = table.pk.map((col) => `t.${ident(col.name)} = k.${ident(col.name)}`).join(' and ');
-  return `select $2, k.i from jsonb_to_recordset($1) as k(i int, ${defs}) join ${ident(table.schema)}.${ident(table.name)} t on ${join}`;
+  return `select $2, k.i, false from jsonb_to_recordset($1) as k(i int, ${defs}) join ${ident(table.schema)}.${ident(table.name)} t on ${join}`;
 }

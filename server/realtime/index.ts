@@ -2,7 +2,7 @@ import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer } from 'ws';
 import type { Claims, Database } from '../db/index.js';
-import { CHANGES_CHANNEL, installCapture } from './capture.js';
+import { CHANGES_CHANNEL, captureTables, installCapture } from './capture.js';
 import { loadAccess, loadTables } from './catalog.js';
 import type { Access, TableInfo } from './catalog.js';
 import type { Channel, Conn } from './channel.js';
@@ -39,8 +39,6 @@ export async function attachRealtime(server: Server, deps: RealtimeDeps): Promis
   const { db, verifyToken, anonKey } = deps;
   const log = (message: string) => console.error(message);
   await installCapture(db);
-  // Rows captured before this start have no subscriber left to receive them.
-  await db.exec('truncate realtime.changes');
   let tables = await loadTables(db);
   const accessCache = new Map<string, Promise<Access>>();
   const dispatcher = createDispatcher(db, (error) => log(`realtime: change delivery failed: ${(error as Error).message}`));
@@ -54,7 +52,7 @@ export async function attachRealtime(server: Server, deps: RealtimeDeps): Promis
         [...tables.values()].filter((t) => t.schema === schema && (table === undefined || table === '*' || t.name === table)),
     },
     async refreshTables() {
-      await installCapture(db);
+      await captureTables(db);
       tables = await loadTables(db);
       accessCache.clear();
     },
@@ -111,7 +109,7 @@ export async function attachRealtime(server: Server, deps: RealtimeDeps): Promis
       server.off('upgrade', onUpgrade);
       for (const ws of wss.clients) ws.terminate();
       await new Promise<void>((resolve) => wss.close(() => resolve()));
-      await stopListening();
+      await stopListening().catch((error: unknown) => log(`realtime: unlisten failed: ${(error as Error).message}`));
       await dispatcher.idle();
     },
   };
