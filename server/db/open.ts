@@ -51,7 +51,7 @@ export async function openDatabase(dataDir: string): Promise<Database> {
     },
     listen: async (channel, onPayload) => {
       const stop = await queue.run(() => pg.listen(channel, onPayload));
-      return () => queue.run(stop);
+      return () => queue.run(() => stop());
     },
     close: () =>
       queue.run(async () => {

@@ -7,7 +7,7 @@ export function createSerialQueue() {
   return {
     /** Runs `fn` after all work queued before it. */
     run<T>(fn: () => Promise<T>): Promise<T> {
-      const result = tail.then(fn);
+      const result = tail.then(() => fn());
       tail = result.catch(() => undefined);
       return result;
     },
