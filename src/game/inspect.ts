@@ -1,0 +1,44 @@
+/** The read-only inspection handle `window.__tessera`, for tests and debugging. */
+import { asBuffer, query } from 'bitecs';
+import { readLocalPlayer } from '../../components/players.js';
+import { blockAt } from '../../components/tiles.js';
+import type { GameWorld } from '../../components/world.js';
+
+/** What `window.__tessera` offers; every call returns fresh copies. */
+export interface TesseraInspector {
+  localPlayer(): {
+    id: string; name: string; x: number; y: number; health: number; maxHealth: number; level: number;
+    zone: 'safe' | 'pvp'; biome: string;
+  } | null;
+  remotePlayers(): { id: string; name: string; x: number; y: number; health: number }[];
+  tileAt(tileX: number, tileY: number): string | null;
+  voiceHeard(): number;
+}
+
+declare global {
+  interface Window {
+    __tessera?: TesseraInspector;
+  }
+}
+
+/** An inspector reading `world`. */
+export function createInspector(world: GameWorld): TesseraInspector {
+  return Object.freeze({
+    localPlayer() {
+      const p = readLocalPlayer(world);
+      return p && { id: p.id, name: p.name, x: p.x, y: p.y, health: p.health, maxHealth: p.maxHealth, level: p.level, zone: p.zone, biome: p.biome };
+    },
+    remotePlayers() {
+      const { x, y } = world.transform;
+      return Array.from(query(world, [world.Remote], asBuffer), (e) => ({
+        id: world.ids[e]!,
+        name: world.names[e]!,
+        x: x[e]!,
+        y: y[e]!,
+        health: world.vitals.health[e]!,
+      }));
+    },
+    tileAt: (tileX: number, tileY: number) => blockAt(world.tiles, tileX, tileY),
+    voiceHeard: () => world.voiceHeard,
+  });
+}

@@ -1,0 +1,200 @@
+/**
+ * Draws the world once per animation frame, centred on the local player: cached chunks of
+ * ground and blocks for the tiles in view, animated water and spawn overlays, the build
+ * highlight, then the players, positions interpolated between the last two steps by `alpha`.
+ */
+import { asBuffer, query } from 'bitecs';
+import { RESPAWN_MS, SPAWN_RADIUS, SWING_MS, TILE_SIZE, WORLD_MAX_TILE, WORLD_MIN_TILE } from '../components/constants.js';
+import { isSpawnTile } from '../components/terrain.js';
+import { CHUNK_TILES } from '../components/tiles.js';
+import type { GameWorld } from '../components/world.js';
+import { paintBlockSheet } from './draw/block-sprites.js';
+import { drawFigure, type Figure } from './draw/character.js';
+import { CHUNK_PX, createChunkCache, renderedChunk, type ChunkCache } from './draw/chunk-cache.js';
+import type { Ctx2D, SurfaceFactory } from './draw/surface.js';
+import { paintTerrainSheet } from './draw/terrain-sprites.js';
+
+/** Where and with what the world is drawn. */
+export interface RenderView {
+  ctx: Ctx2D;
+  width: number;
+  height: number;
+  cache: ChunkCache;
+}
+
+/** A view drawing onto `ctx`; sprite sheets and chunk surfaces come from `makeSurface`. */
+export function createRenderView(ctx: Ctx2D, width: number, height: number, makeSurface: SurfaceFactory): RenderView {
+  ctx.imageSmoothingEnabled = false;
+  return { ctx, width, height, cache: createChunkCache(makeSurface, paintTerrainSheet(makeSurface), paintBlockSheet(makeSurface)) };
+}
+
+const VOID = '#0b0e1a';
+const FONT = '8px "Press Start 2P", monospace';
+const WORLD_MIN_PX = WORLD_MIN_TILE * TILE_SIZE;
+const WORLD_END_PX = (WORLD_MAX_TILE + 1) * TILE_SIZE;
+const REMOTE_SCALE = 0.75;
+const figure: Figure = { skin: 0, hair: 0, hairStyle: 0, shirt: 0, shirtStyle: 0, pants: 0, shoes: 0, facing: 1, step: 0, swing: -1, defeated: false };
+
+function drawGround(world: GameWorld, view: RenderView, camX: number, camY: number): void {
+  const { ctx, width, height, cache } = view;
+  const cx0 = Math.floor(camX / CHUNK_PX);
+  const cy0 = Math.floor(camY / CHUNK_PX);
+  const cx1 = Math.floor((camX + width - 1) / CHUNK_PX);
+  const cy1 = Math.floor((camY + height - 1) / CHUNK_PX);
+  const phase = world.frame >> 2;
+  ctx.fillStyle = 'rgba(255,255,255,0.4)';
+  for (let cy = cy0; cy <= cy1; cy++) {
+    for (let cx = cx0; cx <= cx1; cx++) {
+      const rc = renderedChunk(cache, world.tiles, cx, cy, world.seed);
+      const ox = cx * CHUNK_PX - camX;
+      const oy = cy * CHUNK_PX - camY;
+      ctx.drawImage(rc.surface as CanvasImageSource, ox, oy);
+      for (const i of rc.water) {
+        const lx = i % CHUNK_TILES;
+        const ly = (i - lx) / CHUNK_TILES;
+        const wave = (phase + lx * 7 + ly * 13) % 28;
+        const px = ox + lx * TILE_SIZE;
+        const py = oy + ly * TILE_SIZE;
+        ctx.fillRect(px + (wave & ~1), py + 10, 8, 2);
+        ctx.fillRect(px + ((wave + 14) % 28 & ~1), py + 22, 6, 2);
+      }
+    }
+  }
+  ctx.fillStyle = VOID;
+  ctx.fillRect(0, 0, width, WORLD_MIN_PX - camY);
+  ctx.fillRect(0, WORLD_END_PX - camY, width, height);
+  ctx.fillRect(0, 0, WORLD_MIN_PX - camX, height);
+  ctx.fillRect(WORLD_END_PX - camX, 0, width, height);
+}
+
+function drawSpawnGlow(world: GameWorld, ctx: Ctx2D, camX: number, camY: number): void {
+  const pulse = 0.5 + 0.5 * Math.sin(world.frame * 0.08);
+  const x = -SPAWN_RADIUS * TILE_SIZE - camX;
+  const y = -SPAWN_RADIUS * TILE_SIZE - camY;
+  const size = (SPAWN_RADIUS * 2 + 1) * TILE_SIZE;
+  ctx.fillStyle = `rgba(255,248,200,${0.08 + 0.17 * pulse})`;
+  ctx.fillRect(x, y, size, size);
+  ctx.fillStyle = `rgba(255,236,140,${0.5 + 0.5 * pulse})`;
+  ctx.fillRect(x - 2, y - 2, size + 4, 2);
+  ctx.fillRect(x - 2, y + size, size + 4, 2);
+  ctx.fillRect(x - 2, y, 2, size);
+  ctx.fillRect(x + size, y, 2, size);
+  const c = TILE_SIZE / 2;
+  ctx.fillStyle = `rgba(255,255,255,${0.4 + 0.5 * pulse})`;
+  ctx.fillRect(c - 2 - camX, 6 - camY, 4, 20);
+  ctx.fillRect(6 - camX, c - 2 - camY, 20, 4);
+}
+
+function drawHover(world: GameWorld, ctx: Ctx2D, camX: number, camY: number): void {
+  const hover = world.input.hover;
+  if (!hover) return;
+  const x = hover.tileX * TILE_SIZE - camX;
+  const y = hover.tileY * TILE_SIZE - camY;
+  ctx.strokeStyle = isSpawnTile(hover.tileX, hover.tileY) ? 'rgba(255,80,80,0.9)' : 'rgba(255,255,255,0.85)';
+  ctx.lineWidth = 2;
+  ctx.strokeRect(x + 1, y + 1, TILE_SIZE - 2, TILE_SIZE - 2);
+}
+
+function loadFigure(world: GameWorld, e: number): Figure {
+  const { look, motion, combat } = world;
+  figure.skin = look.skin[e]!;
+  figure.hair = look.hair[e]!;
+  figure.hairStyle = look.hairStyle[e]!;
+  figure.shirt = look.shirt[e]!;
+  figure.shirtStyle = look.shirtStyle[e]!;
+  figure.pants = look.pants[e]!;
+  figure.shoes = look.shoes[e]!;
+  figure.facing = motion.facing[e]!;
+  figure.step = motion.moving[e] ? 1 + ((world.frame >> 3) & 1) : 0;
+  figure.swing = combat.swinging[e] ? Math.min(1, (world.time - combat.swingStart[e]!) / SWING_MS) : -1;
+  figure.defeated = world.vitals.defeated[e] === 1;
+  return figure;
+}
+
+function label(ctx: Ctx2D, text: string, x: number, y: number): void {
+  ctx.font = FONT;
+  const w = Math.ceil(ctx.measureText(text).width) + 6;
+  ctx.fillStyle = 'rgba(0,0,0,0.6)';
+  ctx.fillRect(Math.round(x - w / 2), y - 10, w, 12);
+  ctx.fillStyle = '#ffffff';
+  ctx.fillText(text, Math.round(x - w / 2) + 3, y);
+}
+
+function healthBar(ctx: Ctx2D, ratio: number, x: number, y: number): void {
+  const r = Math.max(0, Math.min(1, ratio));
+  ctx.fillStyle = 'rgba(0,0,0,0.7)';
+  ctx.fillRect(x - 13, y, 26, 5);
+  ctx.fillStyle = r > 0.5 ? '#43d35c' : r > 0.25 ? '#f2c230' : '#e5483b';
+  ctx.fillRect(x - 12, y + 1, Math.round(24 * r), 3);
+}
+
+function drawPlayers(world: GameWorld, view: RenderView, camX: number, camY: number, alpha: number): void {
+  const { ctx, width, height } = view;
+  const { x, y, prevX, prevY } = world.transform;
+  const { health, maxHealth } = world.vitals;
+  const remotes = query(world, [world.Remote], asBuffer) as Uint32Array;
+  ctx.textBaseline = 'alphabetic';
+  for (let i = 0; i < remotes.length; i++) {
+    const e = remotes[i]!;
+    const sx = prevX[e]! + (x[e]! - prevX[e]!) * alpha - camX;
+    const sy = prevY[e]! + (y[e]! - prevY[e]!) * alpha - camY;
+    if (sx < -40 || sy < -40 || sx > width + 40 || sy > height + 40) continue;
+    drawFigure(ctx, loadFigure(world, e), sx, sy, REMOTE_SCALE);
+    label(ctx, world.names[e] || 'Player', sx, sy - 20);
+    healthBar(ctx, health[e]! / maxHealth[e]!, sx, sy - 32);
+  }
+  const me = world.local;
+  if (!me) return;
+  const sx = prevX[me]! + (x[me]! - prevX[me]!) * alpha - camX;
+  const sy = prevY[me]! + (y[me]! - prevY[me]!) * alpha - camY;
+  drawFigure(ctx, loadFigure(world, me), sx, sy, 1);
+  label(ctx, world.names[me] ?? '', sx, sy - 24);
+}
+
+function drawDefeated(world: GameWorld, view: RenderView): void {
+  const me = world.local;
+  if (!me || !world.vitals.defeated[me]) return;
+  const { ctx, width, height } = view;
+  ctx.fillStyle = 'rgba(60,0,0,0.45)';
+  ctx.fillRect(0, 0, width, height);
+  ctx.textAlign = 'center';
+  ctx.font = '24px "Press Start 2P", monospace';
+  ctx.fillStyle = '#000000';
+  ctx.fillText('DEFEATED', width / 2 + 3, height / 2 - 37);
+  ctx.fillStyle = '#ff5a4a';
+  ctx.fillText('DEFEATED', width / 2, height / 2 - 40);
+  const seconds = Math.max(1, Math.ceil((world.vitals.respawnAt[me]! - world.time) / 1000));
+  ctx.font = FONT;
+  ctx.fillStyle = '#ffffff';
+  ctx.fillText(`Respawning at spawn in ${Math.min(seconds, RESPAWN_MS / 1000)}...`, width / 2, height / 2 - 10);
+  ctx.textAlign = 'start';
+}
+
+/** Draws one frame; `alpha` (0..1) is how far real time is past the last step. */
+export function renderWorld(world: GameWorld, view: RenderView, alpha: number): void {
+  const me = world.local;
+  const { x, y, prevX, prevY } = world.transform;
+  const px = me ? prevX[me]! + (x[me]! - prevX[me]!) * alpha : 0;
+  const py = me ? prevY[me]! + (y[me]! - prevY[me]!) * alpha : 0;
+  const camX = Math.round(px - view.width / 2);
+  const camY = Math.round(py - view.height / 2);
+  view.ctx.fillStyle = VOID;
+  view.ctx.fillRect(0, 0, view.width, view.height);
+  drawGround(world, view, camX, camY);
+  drawSpawnGlow(world, view.ctx, camX, camY);
+  drawHover(world, view.ctx, camX, camY);
+  drawPlayers(world, view, camX, camY, alpha);
+  drawDefeated(world, view);
+}
+
+/** The tile under canvas pixel (canvasX, canvasY) when the view is centred on the local player as last drawn. */
+export function tileAtCanvas(world: GameWorld, view: RenderView, canvasX: number, canvasY: number, alpha: number): { tileX: number; tileY: number } {
+  const me = world.local;
+  const { x, y, prevX, prevY } = world.transform;
+  const px = me ? prevX[me]! + (x[me]! - prevX[me]!) * alpha : 0;
+  const py = me ? prevY[me]! + (y[me]! - prevY[me]!) * alpha : 0;
+  return {
+    tileX: Math.floor((Math.round(px - view.width / 2) + canvasX) / TILE_SIZE),
+    tileY: Math.floor((Math.round(py - view.height / 2) + canvasY) / TILE_SIZE),
+  };
+}
