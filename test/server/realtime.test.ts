@@ -1,10 +1,19 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import type { RealtimeChannel, RealtimePostgresChangesPayload, SupabaseClient } from '@supabase/supabase-js';
+import type { RealtimeChannel, SupabaseClient } from '@supabase/supabase-js';
 import { createTestClient, removeDataDir, signInPlayer, startTestServer, type TestPlayer, type TestServer } from './harness.js';
 
 type Row = Record<string, unknown>;
-type Change = RealtimePostgresChangesPayload<Row>;
+/** A postgres_changes callback payload as realtime-js hands it over. */
+interface Change {
+  schema: string;
+  table: string;
+  commit_timestamp: string;
+  eventType: string;
+  new: Row;
+  old: Row;
+  errors: unknown;
+}
 type Binding = { event: '*' | 'INSERT' | 'UPDATE' | 'DELETE'; schema: string; table: string; filter?: string };
 
 let server: TestServer;
@@ -24,7 +33,7 @@ async function subscribe(client: SupabaseClient, bindings: Binding[]): Promise<F
   const events: Change[] = [];
   const system: Row[] = [];
   let ch = client.channel(`rt-test-${++channel}`);
-  for (const binding of bindings) ch = ch.on('postgres_changes', binding, (payload: Change) => events.push(payload));
+  for (const binding of bindings) ch = ch.on('postgres_changes', binding, (payload) => events.push(payload as unknown as Change));
   ch = ch.on('system', {}, (payload: Row) => system.push(payload));
   await new Promise<void>((resolve, reject) =>
     ch.subscribe((status, error) => (status === 'SUBSCRIBED' ? resolve() : status !== 'CLOSED' && reject(error ?? new Error(status)))),
