@@ -14,19 +14,23 @@ export { DataDirLockedError } from './lock.js';
  */
 export async function startDatabase(dataDir: string, migrationsDir: string): Promise<Database> {
   const unlock = lockDataDir(dataDir);
+  let db: Database;
   try {
-    const db = await openDatabase(join(dataDir, 'pgdata'));
-    await bootstrap(db);
-    await migrate(db, migrationsDir);
-    return {
-      ...db,
-      close: async () => {
-        await db.close();
-        unlock();
-      },
-    };
+    db = await openDatabase(join(dataDir, 'pgdata'));
   } catch (error) {
     unlock();
     throw error;
   }
+  const close = async () => {
+    await db.close();
+    unlock();
+  };
+  try {
+    await bootstrap(db);
+    await migrate(db, migrationsDir);
+  } catch (error) {
+    await close();
+    throw error;
+  }
+  return { ...db, close };
 }
