@@ -65,9 +65,14 @@ async function stop(): Promise<void> {
   const running = shared;
   shared = null;
   await (await running?.catch(() => null))?.browser.close();
-  server?.kill();
+  const child = server;
   server = null;
-  await rm(dataDir, { recursive: true, force: true });
+  if (child && child.exitCode === null) {
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    child.kill();
+    await exited;
+  }
+  await rm(dataDir, { recursive: true, force: true, maxRetries: 5 });
 }
 
 /** Starts (or reuses) the browser and the server. */
