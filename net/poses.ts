@@ -14,7 +14,7 @@ export interface Pose {
   y: number;
   facing: number;
   moving: boolean;
-  swinging: boolean;
+  isSwinging: boolean;
 }
 
 /** The broadcast payload: short keys, since it goes out 15 times a second. */
@@ -89,7 +89,7 @@ export function createPoseChannels(db: SupabaseClient, options: PoseOptions): Po
       y: Math.round(pose.y),
       f: pose.facing,
       m: pose.moving,
-      s: pose.swinging,
+      s: pose.isSwinging,
       t: options.now(),
     };
     void channel.send({ type: 'broadcast', event: 'pose', payload });
@@ -101,7 +101,7 @@ export function createPoseChannels(db: SupabaseClient, options: PoseOptions): Po
     update(pose) {
       follow(pose.x, pose.y);
       const changed =
-        !lastPose || lastPose.moving !== pose.moving || lastPose.swinging !== pose.swinging || lastPose.facing !== pose.facing;
+        !lastPose || lastPose.moving !== pose.moving || lastPose.isSwinging !== pose.isSwinging || lastPose.facing !== pose.facing;
       const due = options.now() - lastSent >= POSE_SEND_MS;
       if ((pose.moving && due) || changed) send(pose);
     },

@@ -1,0 +1,121 @@
+/**
+ * Joins a mounted game to the shared world: starts the network session for the signed-in
+ * wallet, feeds its data into the HUD atoms, registers the chat and voice services the panels
+ * call, and leaves cleanly when the game screen closes or the page goes away.
+ */
+import { readLocalPlayer } from '../../components/players.js';
+import { BIOME, biomeCodeAt } from '../../components/terrain.js';
+import { blockAt } from '../../components/tiles.js';
+import { getClientConfig, getSupabase } from '../../net/client.js';
+import { MINIMAP_REFRESH_MS } from '../../net/constants.js';
+import { startSession, type Session } from '../../net/session.js';
+import { playClip } from '../audio/player.js';
+import { startRecording, type Recording } from '../audio/recorder.js';
+import { createInspector } from '../game/inspect.js';
+import type { MountedGame } from '../game/mount.js';
+import { registerGameServices } from '../state/services.js';
+import {
+  audioEnabledAtom,
+  chatMessagesAtom,
+  connectedAtom,
+  minimapPlayersAtom,
+  onlineCountAtom,
+  voiceOnlineAtom,
+  type MinimapPlayer,
+} from '../state/social-atoms.js';
+import { store } from '../state/store.js';
+import { showToast } from '../state/toasts.js';
+
+/** Who plays: the wallet address and a way to read the current name. */
+export interface Identity {
+  playerId: string;
+  playerName(): string;
+}
+
+/** Connects `game` to the backend; resolves to a function that leaves the world again. */
+export async function connectMultiplayer(game: MountedGame, identity: Identity): Promise<() => Promise<void>> {
+  const [db, config] = await Promise.all([getSupabase(), getClientConfig()]);
+  const { world } = game;
+  const local = () => {
+    const player = readLocalPlayer(world);
+    if (!player) throw new Error('the local player is not spawned');
+    return player;
+  };
+
+  const session: Session = startSession({
+    db,
+    url: config.supabaseUrl,
+    anonKey: config.supabaseAnonKey,
+    playerId: identity.playerId,
+    playerName: identity.playerName,
+    queues: game.queues,
+    readLocal: () => ({ ...local(), id: identity.playerId, name: identity.playerName() }),
+    world: {
+      hasBlock: (x, y) => blockAt(world.tiles, x, y) !== null,
+      isWater: (x, y) => {
+        const biome = biomeCodeAt(x, y, world.seed);
+        return biome === BIOME.ocean || biome === BIOME.tropical_ocean;
+      },
+    },
+    listener: () => {
+      const { x, y } = local();
+      return { id: identity.playerId, x, y, audioEnabled: store.get(audioEnabledAtom), voiceOnline: store.get(voiceOnlineAtom) };
+    },
+    playVoice: (audioData, volume) => {
+      void playClip(audioData, volume).then((played) => {
+        if (played) world.voiceHeard++;
+      });
+    },
+    notice: (title, description) => showToast({ title, description, variant: 'destructive' }),
+    onChat: (messages) => store.set(chatMessagesAtom, [...messages]),
+    onOnlineCount: (count) => store.set(onlineCountAtom, count),
+    onConnected: (connected) => store.set(connectedAtom, connected),
+  });
+
+  let recording: Promise<Recording> | null = null;
+  const unregister = registerGameServices({
+    async sendChat(text) {
+      const refusal = await session.sendChat(text);
+      if (refusal) showToast({ title: 'Message Not Sent', description: refusal, variant: 'destructive' });
+    },
+    async startTalking() {
+      recording = startRecording();
+      try {
+        await recording;
+      } catch (error) {
+        recording = null;
+        throw error;
+      }
+    },
+    async stopTalking() {
+      const pending = recording;
+      recording = null;
+      if (!pending) return;
+      const clip = await (await pending).stop();
+      if (clip && !(await session.sendVoice(clip))) throw new Error('the server refused the voice clip');
+    },
+  });
+
+  const inspector = createInspector(world);
+  /** Players with live presence are placed from the engine; the rest from their latest blocks. */
+  const refreshMinimap = async () => {
+    const fromBlocks = await session.minimapFallback();
+    const now = Date.now();
+    const present: MinimapPlayer[] = inspector.remotePlayers().map(({ id, name, x, y }) => ({ id, name, x, y, seenAt: now }));
+    const presentIds = new Set(present.map((p) => p.id));
+    store.set(minimapPlayersAtom, [...present, ...fromBlocks.filter((p) => !presentIds.has(p.id))]);
+  };
+  void refreshMinimap();
+  const minimapTimer = setInterval(() => void refreshMinimap(), MINIMAP_REFRESH_MS);
+
+  const onPageHide = () => session.leaveOnPageClose();
+  window.addEventListener('pagehide', onPageHide);
+
+  return async () => {
+    window.removeEventListener('pagehide', onPageHide);
+    clearInterval(minimapTimer);
+    unregister();
+    store.set(connectedAtom, false);
+    await session.close();
+  };
+}
