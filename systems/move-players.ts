@@ -9,7 +9,7 @@ const MAX_Y = WORLD_MAX_Y;
 
 function moveAll(
   eids: Uint32Array, x: Float32Array, y: Float32Array, prevX: Float32Array, prevY: Float32Array,
-  vx: Float32Array, vy: Float32Array, moving: Uint8Array,
+  vx: Float32Array, vy: Float32Array,
 ): void {
   for (let i = 0; i < eids.length; i++) {
     const e = eids[i]!;
@@ -17,12 +17,9 @@ function moveAll(
     const oy = y[e]!;
     prevX[e] = ox;
     prevY[e] = oy;
-    const dx = vx[e]!;
-    const dy = vy[e]!;
     // No early exit for standing players: a mixed crowd would make that branch unpredictable.
-    moving[e] = dx !== 0 || dy !== 0 ? 1 : 0;
-    const nx = ox + dx;
-    const ny = oy + dy;
+    const nx = ox + vx[e]!;
+    const ny = oy + vy[e]!;
     x[e] = nx < MIN_X ? MIN_X : nx > MAX_X ? MAX_X : nx;
     y[e] = ny < MIN_Y ? MIN_Y : ny > MAX_Y ? MAX_Y : ny;
   }
@@ -31,5 +28,5 @@ function moveAll(
 /** Keeps each player's previous position for interpolation, then moves it by its velocity within the world's bounds. */
 export function movePlayers(world: GameWorld): void {
   const t = world.transform;
-  moveAll(query(world, [world.Player], asBuffer) as Uint32Array, t.x, t.y, t.prevX, t.prevY, t.vx, t.vy, world.motion.moving);
+  moveAll(query(world, [world.Player], asBuffer) as Uint32Array, t.x, t.y, t.prevX, t.prevY, t.vx, t.vy);
 }

@@ -6,7 +6,7 @@ import type { GameWorld } from '../components/world.js';
 
 const DIAGONAL = PLAYER_SPEED * Math.SQRT1_2;
 
-/** Turns held keys into the local player's velocity and facing, applies keys 1-8, and starts a swing on Space. */
+/** Turns held keys into the local player's velocity, moving flag and facing, applies keys 1-8, and starts a swing on Space. */
 export function readInput(world: GameWorld): void {
   const input = world.input;
   const eid = world.local;
@@ -18,6 +18,7 @@ export function readInput(world: GameWorld): void {
   const { vx, vy } = world.transform;
   if (world.vitals.defeated[eid]) {
     vx[eid] = vy[eid] = 0;
+    world.motion.moving[eid] = 0;
     return;
   }
   const held = input.held;
@@ -26,6 +27,7 @@ export function readInput(world: GameWorld): void {
   const speed = dx !== 0 && dy !== 0 ? DIAGONAL : PLAYER_SPEED;
   vx[eid] = dx * speed;
   vy[eid] = dy * speed;
+  world.motion.moving[eid] = dx !== 0 || dy !== 0 ? 1 : 0;
   if (dx !== 0) world.motion.facing[eid] = dx;
   if (swing) startSwing(world, eid);
 }
