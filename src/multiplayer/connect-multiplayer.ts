@@ -4,7 +4,7 @@
  * call, and leaves cleanly when the game screen closes or the page goes away.
  */
 import { readLocalPlayer } from '../../components/players.js';
-import { BIOME, biomeCodeAt } from '../../components/terrain.js';
+import { biomeAt } from '../../components/terrain.js';
 import { blockAt } from '../../components/tiles.js';
 import { getClientConfig, getSupabase } from '../../net/client.js';
 import { MINIMAP_REFRESH_MS } from '../../net/constants.js';
@@ -53,8 +53,8 @@ export async function connectMultiplayer(game: MountedGame, identity: Identity):
     world: {
       hasBlock: (x, y) => blockAt(world.tiles, x, y) !== null,
       isWater: (x, y) => {
-        const biome = biomeCodeAt(x, y, world.seed);
-        return biome === BIOME.ocean || biome === BIOME.tropical_ocean;
+        const biome = biomeAt(x, y, world.seed);
+        return biome === 'ocean' || biome === 'tropical_ocean';
       },
     },
     listener: () => {
