@@ -1,28 +1,49 @@
 import { useEffect, type RefObject } from 'react';
 import { mountGame } from '../../game/mount.js';
+import { connectMultiplayer } from '../../multiplayer/connect-multiplayer.js';
 import { createHudSink } from '../../state/hud-sink.js';
 import { gameHandleAtom } from '../../state/hud-atoms.js';
 import { store } from '../../state/store.js';
-import { appearanceAtom, publicKeyAtom, usernameAtom } from '../../state/wallet-atoms.js';
+import { appearanceAtom, publicKeyAtom, signedInAtom, usernameAtom } from '../../state/wallet-atoms.js';
 
-/** Mounts the engine on `canvas` for as long as the game screen is shown. */
+/**
+ * Mounts the engine on `canvas` for as long as the game screen is shown, and joins the shared
+ * world once the wallet's backend session exists.
+ */
 export function useGameEngine(canvas: RefObject<HTMLCanvasElement | null>): void {
   useEffect(() => {
     if (!canvas.current) return;
     const hud = createHudSink(store);
     const name = store.get(usernameAtom) ?? 'Anonymous';
+    const playerId = store.get(publicKeyAtom) ?? 'unknown';
     hud.set('name', name);
     const handle = mountGame({
       canvas: canvas.current,
-      playerId: store.get(publicKeyAtom) ?? 'unknown',
+      playerId,
       name,
       appearance: store.get(appearanceAtom),
       hud,
     });
     store.set(gameHandleAtom, handle);
+
+    let leave: Promise<(() => Promise<void>) | null> | null = null;
+    const join = () => {
+      if (leave || !store.get(signedInAtom) || playerId === 'unknown') return;
+      leave = connectMultiplayer(handle, { playerId, playerName: () => store.get(usernameAtom) ?? 'Anonymous' }).catch(
+        (error: unknown) => {
+          console.error('Joining the shared world failed', error);
+          return null;
+        },
+      );
+    };
+    join();
+    const unsubscribe = store.sub(signedInAtom, join);
+
     return () => {
+      unsubscribe();
       store.set(gameHandleAtom, null);
       handle.dispose();
+      void leave?.then((stop) => stop?.());
     };
   }, [canvas]);
 }
