@@ -19,6 +19,7 @@ type Binding = { event: '*' | 'INSERT' | 'UPDATE' | 'DELETE'; schema: string; ta
 let server: TestServer;
 let alice: TestPlayer;
 let bob: TestPlayer;
+let carol: TestPlayer;
 let channel = 0;
 
 /** Events received by one subscription, with a way to wait for the next ones. */
@@ -65,10 +66,11 @@ test.before(async () => {
   server = await startTestServer();
   alice = await signInPlayer(server);
   bob = await signInPlayer(server);
+  carol = await signInPlayer(server);
 });
 
 test.after(async () => {
-  for (const client of [alice.client, bob.client]) await client.removeAllChannels();
+  for (const client of [alice.client, bob.client, carol.client]) await client.removeAllChannels();
   await server.stop();
   await removeDataDir(server.dataDir);
 });
@@ -153,25 +155,32 @@ test('* on game_players with player_id=neq.<own> sees others insert, update and 
 });
 
 test('INSERT on game_combat_logs with victim_id=eq.<own> only delivers attacks on the subscriber', async () => {
-  const feed = await subscribe(bob.client, [{ event: 'INSERT', schema: 'public', table: 'game_combat_logs', filter: `victim_id=eq.${bob.address}` }]);
-  const hit = (victim: string) => ({
-    attacker_id: alice.address,
-    attacker_name: 'Alice',
-    victim_id: victim,
-    victim_name: 'Victim',
+  // Fresh players: the authority rules want attacker and victims present, outside spawn, within 64 px.
+  const [attacker, victim] = await Promise.all([signInPlayer(server), signInPlayer(server)]);
+  for (const [player, x] of [[attacker, 300], [victim, 320], [carol, 280]] as const) {
+    const row = { player_id: player.address, player_name: 'Fighter', x, y: 300, health: 100 };
+    assert.is((await player.client.from('game_players').upsert(row, { onConflict: 'player_id' })).error, null);
+  }
+  const feed = await subscribe(victim.client, [{ event: 'INSERT', schema: 'public', table: 'game_combat_logs', filter: `victim_id=eq.${victim.address}` }]);
+  const hit = (target: string) => ({
+    attacker_id: attacker.address,
+    attacker_name: 'Fighter',
+    victim_id: target,
+    victim_name: 'Fighter',
     damage: 25,
     weapon_type: 'sword',
-    x: 30,
-    y: 30,
+    x: 9,
+    y: 9,
   });
-  assert.is((await alice.client.from('game_combat_logs').insert(hit('SomeoneElse1111111111111111111111'))).error, null);
-  assert.is((await alice.client.from('game_combat_logs').insert(hit(bob.address))).error, null);
+  assert.is((await attacker.client.from('game_combat_logs').insert(hit(carol.address))).error, null);
+  assert.is((await attacker.client.from('game_combat_logs').insert(hit(victim.address))).error, null);
   const [event] = await feed.next(1);
   await settle();
   assert.is(feed.events.length, 1);
-  assert.is(event.new.victim_id, bob.address);
+  assert.is(event.new.victim_id, victim.address);
+  assert.is(event.new.attacker_id, attacker.address);
   assert.is(event.new.damage, 25);
-  await bob.client.removeChannel(feed.channel);
+  await victim.client.removeAllChannels();
 });
 
 test('RLS: an anon subscriber gets no rows it may not read, but DELETE keys as on hosted', async () => {
