@@ -33,8 +33,6 @@ export type NetEvent =
     }
   /** A live position broadcast; `t` is the sender's clock in ms, used for interpolation. */
   | { kind: 'playerPose'; id: string; x: number; y: number; facing: number; moving: boolean; swinging: boolean; t: number }
-  /** Forget every remote player: the presence reload that follows re-adds those still online. */
-  | { kind: 'playersReset' }
   /** A presence row was deleted or went stale. */
   | { kind: 'playerLeft'; id: string }
   /** A combat log names the local player as victim. */

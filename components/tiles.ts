@@ -118,3 +118,14 @@ export function clearBlock(store: TileStore, tileX: number, tileY: number): stri
   if (--chunk.count === 0) store.chunks.delete(key);
   return store.typeNames[c]!;
 }
+
+/** Removes every block (before a full reload from the server). */
+export function clearAllBlocks(store: TileStore): void {
+  for (const chunk of store.chunks.values()) {
+    chunk.blocks.fill(NO_BLOCK);
+    chunk.owners.fill(0);
+    chunk.count = 0;
+    chunk.version++;
+  }
+  store.chunks.clear();
+}

@@ -82,9 +82,10 @@ export function createPresence(db: SupabaseClient, options: PresenceOptions): Pr
       console.error('loading players failed:', error.code, error.message);
       return;
     }
-    lastSeen.clear();
-    emit({ kind: 'playersReset' });
-    for (const row of data as PlayerRow[]) seen(row);
+    const rows = data as PlayerRow[];
+    const present = new Set(rows.map((row) => row.player_id));
+    for (const id of [...lastSeen.keys()]) if (!present.has(id)) drop(id);
+    for (const row of rows) seen(row);
   }
 
   const timer = setInterval(() => {

@@ -19,6 +19,8 @@ import { createVoice, type Listener } from './voice.js';
 
 /** How often the outbox is flushed and the local pose is looked at (about 30 Hz). */
 const FLUSH_MS = 33;
+/** Fewest ms between two extra heartbeats sent when the player stops moving. */
+const STOP_HEARTBEAT_MS = 1000;
 
 /** Everything the session needs from the game around it. */
 export interface SessionOptions {
@@ -120,8 +122,18 @@ export function startSession(options: SessionOptions): Session {
 
   /** Writes are sent one at a time, in the order the player made them. */
   let flushing = Promise.resolve();
+  let wasMoving = false;
+  let lastStopBeat = -Infinity;
   const timer = setInterval(() => {
-    poses.update(options.readLocal());
+    const pose = options.readLocal();
+    poses.update(pose);
+    // A player who stops somewhere new is recorded there at once (at most once a second),
+    // so presence-based checks such as combat range see where players really stand.
+    if (wasMoving && !pose.moving && now() - lastStopBeat >= STOP_HEARTBEAT_MS) {
+      lastStopBeat = now();
+      void presence.heartbeat();
+    }
+    wasMoving = pose.moving;
     const actions = queues.outbox.splice(0);
     if (actions.length === 0) return;
     flushing = flushing.then(async () => {

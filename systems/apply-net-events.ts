@@ -3,7 +3,7 @@ import { writeLook } from '../components/appearance.js';
 import { giveBlock, takeBlock } from '../components/inventory.js';
 import { applyDamage, despawnPlayer, findPlayer, spawnRemotePlayer } from '../components/players.js';
 import { pushLivePose, pushPoseAt } from '../components/pose.js';
-import { clearBlock, setBlock } from '../components/tiles.js';
+import { clearAllBlocks, clearBlock, setBlock } from '../components/tiles.js';
 import type { GameWorld } from '../components/world.js';
 
 /** Presence rows move a remote player only when no live pose arrived for this long. */
@@ -19,6 +19,9 @@ function apply(world: GameWorld, ev: NetEvent): void {
   switch (ev.kind) {
     case 'blockSet':
       setBlock(world.tiles, ev.x, ev.y, ev.blockType, ev.owner);
+      return;
+    case 'blocksReset':
+      clearAllBlocks(world.tiles);
       return;
     case 'blockCleared':
       clearBlock(world.tiles, ev.x, ev.y);

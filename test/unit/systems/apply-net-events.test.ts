@@ -32,6 +32,18 @@ test('blockSet and blockCleared edit the tile store, unknown types included', ()
   assert.is(w.queues.inbox.length, 0);
 });
 
+test('blocksReset forgets every block, and the reload that follows sets them again', () => {
+  const { w } = setup();
+  w.queues.inbox.push({ kind: 'blockSet', x: 10, y: 10, blockType: 'stone', owner: 'a' });
+  w.queues.inbox.push({ kind: 'blockSet', x: -300, y: 900, blockType: 'glass', owner: 'b' });
+  step(w);
+  w.queues.inbox.push({ kind: 'blocksReset' }, { kind: 'blockSet', x: 10, y: 10, blockType: 'wood', owner: 'a' });
+  step(w);
+  assert.is(blockAt(w.tiles, 10, 10), 'wood');
+  assert.is(blockAt(w.tiles, -300, 900), null);
+  assert.is(w.tiles.chunks.size, 1);
+});
+
 test('a presence row spawns a remote player; its own row is ignored', () => {
   const { w } = setup();
   w.queues.inbox.push(upsert('bob', 320, 64, 80), upsert('me', 999, 999));
