@@ -53,7 +53,8 @@ function sendError(req: IncomingMessage, res: ServerResponse, error: unknown): v
     res.end();
     return;
   }
-  sendJson(res, status, known ? error.body() : { code: 'internal', message: 'Internal server error' });
+  const headers = error instanceof RestError ? error.headers : {};
+  sendJson(res, status, known ? error.body() : { code: 'internal', message: 'Internal server error' }, headers);
 }
 
 /**

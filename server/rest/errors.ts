@@ -6,6 +6,8 @@ export class RestError extends Error {
     message: string,
     readonly details: string | null = null,
     readonly hint: string | null = null,
+    /** Extra response headers, such as `Retry-After` on a 429. */
+    readonly headers: Record<string, string> = {},
   ) {
     super(message);
     this.name = 'RestError';
@@ -40,13 +42,45 @@ function statusOf(code: string, authenticated: boolean): number {
   return 400;
 }
 
+function parseObject(text: string | undefined): Record<string, unknown> | null {
+  try {
+    const value: unknown = JSON.parse(text ?? '');
+    return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
+  } catch {
+    return null;
+  }
+}
+
+const textOrNull = (value: unknown): string | null => (typeof value === 'string' ? value : null);
+
+/**
+ * `RAISE SQLSTATE 'PGRST'`: SQL chooses the response, as PostgREST documents ("Raise errors with
+ * HTTP Status Codes"). The message is the JSON body `{code, message, details, hint}`, the detail
+ * is `{status, headers}`. Anything unparseable is PGRST121, as PostgREST answers it.
+ */
+function raisedResponse(error: PostgresError): RestError {
+  const body = parseObject(error.message);
+  const detail = parseObject(error.detail);
+  const status = detail?.status;
+  const headers = detail?.headers ?? {};
+  const validHeaders = typeof headers === 'object' && headers !== null && !Array.isArray(headers)
+    && Object.values(headers).every((v) => typeof v === 'string');
+  if (!body || typeof body.code !== 'string' || typeof body.message !== 'string' || !Number.isInteger(status)
+    || (status as number) < 100 || (status as number) > 599 || !validHeaders) {
+    return new RestError(500, 'PGRST121', "Could not parse JSON in the RAISE SQLSTATE 'PGRST' error", error.message);
+  }
+  return new RestError(status as number, body.code, body.message, textOrNull(body.details), textOrNull(body.hint), headers as Record<string, string>);
+}
+
 /**
  * Turns a thrown value into a {@link RestError}: Postgres errors keep their SQLSTATE,
- * anything else becomes a 500. `authenticated` says whether the caller had a user JWT.
+ * SQLSTATE PGRST picks its own status, headers and body, anything else becomes a 500.
+ * `authenticated` says whether the caller had a user JWT.
  */
 export function toRestError(error: unknown, authenticated: boolean): RestError {
   if (error instanceof RestError) return error;
   if (isPostgresError(error)) {
+    if (error.code === 'PGRST') return raisedResponse(error);
     return new RestError(statusOf(error.code, authenticated), error.code, error.message, error.detail ?? null, error.hint ?? null);
   }
   return new RestError(500, 'PGRST000', 'Internal server error');
