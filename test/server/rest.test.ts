@@ -125,6 +125,11 @@ test('presence upsert on player_id, load players, leave', async () => {
 });
 
 test('attack writes a combat log and upserts stats', async () => {
+  // Both players stand just outside spawn, side by side, with fresh presence rows.
+  for (const [player, name] of [[alice, 'Alice'], [bob, 'Bob']] as const) {
+    const beat = await player.client.from('game_players').upsert(presence(player, name, 99), { onConflict: 'player_id' });
+    assert.is(beat.error, null);
+  }
   const log = await alice.client.from('game_combat_logs').insert({
     attacker_id: alice.address,
     attacker_name: 'Alice',
@@ -136,14 +141,12 @@ test('attack writes a combat log and upserts stats', async () => {
     y: 2,
   });
   assert.is(log.error, null);
-  for (const damage of [25, 50]) {
-    const stats = await alice.client
-      .from('game_player_stats')
-      .upsert({ player_id: alice.address, player_name: 'Alice', damage_dealt: damage }, { onConflict: 'player_id' });
-    assert.is(stats.error, null);
-  }
+  const stats = await alice.client
+    .from('game_player_stats')
+    .upsert({ player_id: alice.address, player_name: 'Alice', damage_dealt: 25 }, { onConflict: 'player_id' });
+  assert.is(stats.error, null);
   const { data } = await bob.client.from('game_player_stats').select('player_id, damage_dealt').eq('player_id', alice.address).single();
-  assert.equal(data, { player_id: alice.address, damage_dealt: 50 });
+  assert.equal(data, { player_id: alice.address, damage_dealt: 25 });
   const mine = await bob.client.from('game_combat_logs').select('attacker_id, damage').eq('victim_id', bob.address);
   assert.equal(mine.data, [{ attacker_id: alice.address, damage: 25 }]);
 });
