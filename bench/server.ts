@@ -8,13 +8,15 @@
  *            with its own JWT). p50/p99 ms.
  *   fanout:  a service_role client inserts blocks in batches; rows/s delivered to all 100
  *            subscribers, and the server's CPU share (1.0 = one core) over the run.
+ *   baseline_ws_*: the same frames (a captured postgres_changes frame) broadcast by a plain `ws`
+ *            server process to 100 clients, no database.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createClient, type SupabaseClient } from '@supabase/supabase-js';
-import WebSocket, { WebSocketServer } from 'ws';
+import WebSocket from 'ws';
 import { loadKeys, type TokenKeys } from '../server/auth/keys.js';
 import { signInPlayer } from '../test/server/harness.js';
 
@@ -133,7 +135,11 @@ async function fanout(server: Server, keys: TokenKeys, row: number): Promise<{ l
   const start = performance.now();
   let rows = 0;
   while (performance.now() - start < FANOUT_SECONDS * 1000) {
-    const batch = Array.from({ length: BATCH_ROWS }, (_, i) => ({ x: rows + i + 10, y: row, block_type: 'stone', player_id: 'bench', player_name: 'Bench' }));
+    // Distinct tiles inside the world bounds: rows of 4000 starting at `row`.
+    const batch = Array.from({ length: BATCH_ROWS }, (_, i) => {
+      const n = rows + i;
+      return { x: 10 + (n % 4000), y: row + Math.floor(n / 4000), block_type: 'stone', player_id: 'bench', player_name: 'Bench' };
+    });
     const { error } = await service.from('game_blocks').insert(batch);
     if (error) throw new Error(`batch insert failed: ${error.message}`);
     rows += BATCH_ROWS;
@@ -161,52 +167,79 @@ async function fanout(server: Server, keys: TokenKeys, row: number): Promise<{ l
   };
 }
 
-/** The same frames through a plain `ws` server in this process: one send per client per frame. */
+/**
+ * A plain `ws` server in its own process: a message on /control of the form {n, frame} is sent
+ * `n` times to every other client, one `send` per client per frame.
+ */
+const BASELINE_SERVER = `
+import { WebSocketServer } from 'ws';
+const wss = new WebSocketServer({ port: 0, perMessageDeflate: false });
+wss.on('listening', () => console.log(wss.address().port));
+wss.on('connection', (ws, req) => {
+  if (req.url !== '/control') return;
+  ws.on('message', (data) => {
+    const { n, frame } = JSON.parse(data.toString());
+    for (let k = 0; k < n; k++) for (const c of wss.clients) if (c !== ws) c.send(frame);
+  });
+});`;
+
+/** The same frames through {@link BASELINE_SERVER}: latency to one client, then rows/s to 100. */
 async function baseline(frame: string): Promise<Record<string, unknown>[]> {
-  const wss = new WebSocketServer({ port: 0 });
-  await new Promise((resolve) => wss.once('listening', resolve));
-  const url = `ws://localhost:${(wss.address() as { port: number }).port}`;
-  const counts: number[] = [];
+  const child = spawn(process.execPath, ['--input-type=module', '-e', BASELINE_SERVER], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const port = await new Promise<string>((resolve) => child.stdout!.once('data', (chunk: Buffer) => resolve(chunk.toString().trim())));
+  const open = (path: string) => {
+    const ws = new WebSocket(`ws://localhost:${port}${path}`);
+    return new Promise<WebSocket>((resolve) => ws.once('open', () => resolve(ws)));
+  };
+  const control = await open('/control');
+  const counts: number[] = Array.from({ length: SUBSCRIBERS }, () => 0);
   let onFirst: (at: number) => void = () => {};
   const sockets = await Promise.all(
-    Array.from({ length: SUBSCRIBERS }, (_, i) => {
-      const ws = new WebSocket(url);
-      counts.push(0);
+    counts.map(async (_, i) => {
+      const ws = await open('/');
       ws.on('message', () => {
         counts[i]!++;
         if (i === 0) onFirst(performance.now());
       });
-      return new Promise<WebSocket>((resolve) => ws.once('open', () => resolve(ws)));
+      return ws;
     }),
   );
   await sleep(200);
-  const broadcast = (text: string) => {
-    for (const ws of wss.clients) ws.send(text);
-  };
   const samples: number[] = [];
   for (let i = 0; i < LATENCY_SAMPLES; i++) {
     const arrived = new Promise<number>((resolve) => (onFirst = resolve));
     const start = performance.now();
-    broadcast(frame);
+    control.send(JSON.stringify({ n: 1, frame }));
     samples.push((await arrived) - start);
+    await sleep(5);
   }
   onFirst = () => {};
   counts.fill(0);
+  const total = () => counts.reduce((a, b) => a + b, 0);
+  const cpuBefore = await cpuSeconds(child.pid!);
   const start = performance.now();
   let sent = 0;
   while (performance.now() - start < FANOUT_SECONDS * 1000) {
-    for (let i = 0; i < BATCH_ROWS; i++) broadcast(frame);
+    control.send(JSON.stringify({ n: BATCH_ROWS, frame }));
     sent += BATCH_ROWS;
-    await sleep(0);
+    // Same pacing as the database run: the next batch goes once the previous one has arrived.
+    while (total() < sent * SUBSCRIBERS) await sleep(1);
   }
-  const total = () => counts.reduce((a, b) => a + b, 0);
-  while (total() < sent * SUBSCRIBERS) await sleep(2);
   const seconds = (performance.now() - start) / 1000;
-  for (const ws of sockets) ws.close();
-  await new Promise((resolve) => wss.close(resolve));
+  const cpu = (await cpuSeconds(child.pid!)) - cpuBefore;
+  for (const ws of [...sockets, control]) ws.close();
+  child.kill('SIGTERM');
   return [
     { bench: 'server', case: 'baseline_ws_latency', subscribers: SUBSCRIBERS, samples: samples.length, p50_ms: round(percentile(samples, 50), 3), p99_ms: round(percentile(samples, 99), 3) },
-    { bench: 'server', case: 'baseline_ws_fanout', subscribers: SUBSCRIBERS, changes_per_s: round(sent / seconds, 0), frames_per_s: round(total() / seconds, 0), frame_bytes: Buffer.byteLength(frame) },
+    {
+      bench: 'server',
+      case: 'baseline_ws_fanout',
+      subscribers: SUBSCRIBERS,
+      changes_per_s: round(sent / seconds, 0),
+      frames_per_s: round(total() / seconds, 0),
+      server_cpu_share: round(cpu / seconds),
+      frame_bytes: Buffer.byteLength(frame),
+    },
   ];
 }
 
@@ -215,7 +248,7 @@ try {
   const keys = await loadKeys(server.dataDir);
   console.log(JSON.stringify(await latency(server, keys, 2, 100)));
   console.log(JSON.stringify(await latency(server, keys, SUBSCRIBERS, 101)));
-  const { line, frame } = await fanout(server, keys, 102);
+  const { line, frame } = await fanout(server, keys, 200);
   console.log(JSON.stringify(line));
   for (const row of await baseline(frame)) console.log(JSON.stringify(row));
 } finally {
