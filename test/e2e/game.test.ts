@@ -47,6 +47,9 @@ test('the world view: a centred 800x600 canvas, overlay, zone, online count and 
   assert.match(await text(page, '[data-testid=zone-indicator]'), /^SAFE ZONE\s+No combat allowed$/);
   const zone = await box(page, '[data-testid=zone-indicator]');
   assert.ok(zone.x + zone.width > canvas.x + canvas.width - 20 && zone.y < canvas.y + 20, 'zone indicator top right');
+  // The live connection comes up once the wallet session exists; alone, the count is 1.
+  await page.waitForFunction(() => document.querySelector('[data-testid=players-online]')?.textContent?.includes('✓ 1 ONLINE'));
+  await setState(page, `s.store.set(s.connectedAtom, false);`);
   assert.match(await text(page, '[data-testid=players-online]'), /✗ 1 ONLINE/);
   await setState(page, `s.store.set(s.connectedAtom, true); s.store.set(s.hudAtoms.remotePlayers, 2);`);
   assert.match(await text(page, '[data-testid=players-online]'), /✓ 3 ONLINE/);

@@ -10,7 +10,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 
-const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run', '--disable-sync'];
+/** Flags for headless Chromium on this machine: no sandbox as root, no network beyond loopback. */
+export const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run', '--disable-sync'];
 
 /** Shared resources of a run. */
 export interface E2E {
@@ -24,7 +25,8 @@ let dataDir = '';
 let holders = 0;
 let closeTimer: ReturnType<typeof setTimeout> | undefined;
 
-function freePort(): Promise<number> {
+/** A TCP port that is free right now. */
+export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const probe = createServer();
     probe.once('error', reject);
@@ -35,7 +37,8 @@ function freePort(): Promise<number> {
   });
 }
 
-async function waitForServer(url: string, child: ChildProcess): Promise<void> {
+/** Resolves once `url` answers 200; rejects when `child` exits first or 20 s pass. */
+export async function waitForServer(url: string, child: ChildProcess): Promise<void> {
   const deadline = Date.now() + 20_000;
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}`);

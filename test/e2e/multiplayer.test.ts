@@ -1,0 +1,233 @@
+/**
+ * Two players in two Chromium contexts on one embedded server: presence, live movement,
+ * blocks, chat, combat, voice, leaving, and a resync after the server restarts. The steps
+ * run in order and share the two players.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { biomeAt } from '../../components/terrain.js';
+import { DEFAULT_SEED } from '../../src/game/mount.js';
+import { CHROMIUM_ARGS, freePort, waitForServer } from './setup.js';
+import { createTestWallet, installTestWallet, type TestWallet } from './wallet.js';
+
+/** Fake microphone, and clips may play without a click. */
+const MEDIA_ARGS = ['--use-fake-ui-for-media-stream', '--use-fake-device-for-media-stream', '--autoplay-policy=no-user-gesture-required'];
+
+interface Player {
+  wallet: TestWallet;
+  context: BrowserContext;
+  page: Page;
+}
+
+interface World {
+  browser: Browser;
+  server: ChildProcess;
+  port: number;
+  dataDir: string;
+  alice: Player;
+  bob: Player;
+}
+
+const test = suite<World>('multiplayer');
+
+function startServer(port: number, dataDir: string): ChildProcess {
+  return spawn(process.execPath, [join(process.env.E2E_DIST ?? 'dist', 'server.mjs')], {
+    env: { ...process.env, PORT: String(port), DATA_DIR: dataDir },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+}
+
+async function stopServer(server: ChildProcess): Promise<void> {
+  if (server.exitCode !== null) return;
+  const exited = new Promise((resolve) => server.once('exit', resolve));
+  server.kill('SIGTERM');
+  await exited;
+}
+
+/** A player connected, named and in the world. */
+async function enter(browser: Browser, port: number, name: string): Promise<Player> {
+  const wallet = createTestWallet();
+  const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, baseURL: `http://localhost:${port}` });
+  await installTestWallet(context, wallet);
+  const page = await context.newPage();
+  await page.goto('/');
+  await page.evaluate(([address, username]) => localStorage.setItem(`username_${address}`, username!), [wallet.address, name]);
+  await page.getByRole('button', { name: 'CONNECT PHANTOM' }).click();
+  await page.getByRole('button', { name: 'ENTER WORLD' }).click();
+  await page.locator('canvas.game-canvas').waitFor();
+  return { wallet, context, page };
+}
+
+/** Polls `check` in the page until it returns a truthy value. */
+async function until<T>(page: Page, check: string, timeout = 10_000): Promise<T> {
+  const handle = await page.waitForFunction(check, undefined, { timeout, polling: 50 });
+  return (await handle.jsonValue()) as T;
+}
+
+const local = (page: Page) => page.evaluate(() => window.__tessera!.localPlayer()!);
+const remote = (page: Page, id: string) =>
+  page.evaluate((target) => window.__tessera!.remotePlayers().find((p) => p.id === target) ?? null, id);
+
+/** Holds a key for `ms` and waits until the player has stopped. */
+async function walk(page: Page, key: string, ms: number): Promise<void> {
+  await page.keyboard.down(key);
+  await page.waitForTimeout(ms);
+  await page.keyboard.up(key);
+  await page.waitForTimeout(100);
+}
+
+/** The first land tile to the right of the player, two or more tiles away, as canvas offset. */
+async function landTileRightOf(page: Page): Promise<{ tileX: number; tileY: number }> {
+  const me = await local(page);
+  const tileY = Math.floor(me.y / 32);
+  for (let tileX = Math.floor(me.x / 32) + 2; ; tileX++) {
+    const biome = biomeAt(tileX, tileY, DEFAULT_SEED);
+    if (biome !== 'ocean' && biome !== 'tropical_ocean') return { tileX, tileY };
+  }
+}
+
+/** Clicks the centre of tile (tileX, tileY) on the canvas, which is centred on the player. */
+async function clickTile(page: Page, tileX: number, tileY: number, button: 'left' | 'right'): Promise<void> {
+  const me = await local(page);
+  const x = 400 + (tileX * 32 + 16 - me.x);
+  const y = 300 + (tileY * 32 + 16 - me.y);
+  await page.locator('canvas.game-canvas').click({ position: { x, y }, button });
+}
+
+test.before(async (world) => {
+  world.port = await freePort();
+  world.dataDir = await mkdtemp(join(tmpdir(), 'tessera-mp-'));
+  world.server = startServer(world.port, world.dataDir);
+  [world.browser] = await Promise.all([
+    chromium.launch({ executablePath: '/usr/bin/chromium', args: [...CHROMIUM_ARGS, ...MEDIA_ARGS] }),
+    waitForServer(`http://localhost:${world.port}/index.html`, world.server),
+  ]);
+  world.alice = await enter(world.browser, world.port, 'Alice');
+  world.bob = await enter(world.browser, world.port, 'Bob');
+});
+
+test.after(async (world) => {
+  await world.browser?.close();
+  if (world.server) await stopServer(world.server);
+  await rm(world.dataDir, { recursive: true, force: true, maxRetries: 5 });
+});
+
+test('each player sees the other, by name, and the online tick', async ({ alice, bob }) => {
+  const seenByAlice = await until<string>(alice.page, `window.__tessera.remotePlayers().find(p => p.id === '${bob.wallet.address}')?.name`);
+  const seenByBob = await until<string>(bob.page, `window.__tessera.remotePlayers().find(p => p.id === '${alice.wallet.address}')?.name`);
+  assert.is(seenByAlice, 'Bob');
+  assert.is(seenByBob, 'Alice');
+  assert.match(await alice.page.locator('[data-testid=players-online]').innerText(), /✓/);
+});
+
+test('movement shows live on the other screen, smoothly', async ({ alice, bob }) => {
+  const before = (await remote(alice.page, bob.wallet.address))!.x;
+  // Alice samples Bob's drawn position every frame while Bob walks right.
+  const samples = alice.page.evaluate(async (id) => {
+    const frames: Array<{ t: number; x: number }> = [];
+    const end = performance.now() + 1600;
+    while (performance.now() < end) {
+      const t = await new Promise<number>(requestAnimationFrame);
+      frames.push({ t, x: window.__tessera!.remotePlayers().find((p) => p.id === id)!.x });
+    }
+    return frames;
+  }, bob.wallet.address);
+  await walk(bob.page, 'KeyD', 1000);
+  const frames = await samples;
+  const bobNow = (await local(bob.page)).x;
+  const last = frames[frames.length - 1]!.x;
+  assert.ok(bobNow - before >= 150, `Bob walked right (${before} -> ${bobNow})`);
+  assert.ok(Math.abs(last - bobNow) <= 3, `Alice sees Bob where he stopped (${last} vs ${bobNow})`);
+  // Walking speed is 3 px per 16 ms step (0.1875 px/ms). Over any 100 ms the remote figure never
+  // moves much faster than that (single frames may hold one step more or less than the last).
+  let fastest = 0;
+  for (let i = 0; i < frames.length; i++) {
+    const j = frames.findIndex((f) => f.t - frames[i]!.t >= 100);
+    if (j < 0) break;
+    fastest = Math.max(fastest, Math.abs(frames[j]!.x - frames[i]!.x) / (frames[j]!.t - frames[i]!.t));
+  }
+  assert.ok(fastest <= 0.1875 * 1.5, `no jumps: fastest drawn motion over 100 ms ${fastest.toFixed(3)} px/ms`);
+});
+
+test('blocks placed and removed by one player appear for the other', async ({ alice, bob }) => {
+  await walk(alice.page, 'KeyD', 1000);
+  const { tileX, tileY } = await landTileRightOf(alice.page);
+  await clickTile(alice.page, tileX, tileY, 'left');
+  assert.is(await alice.page.evaluate(([x, y]) => window.__tessera!.tileAt(x!, y!), [tileX, tileY]), 'stone');
+  assert.is(await until<string>(bob.page, `window.__tessera.tileAt(${tileX}, ${tileY})`), 'stone');
+  await clickTile(bob.page, tileX, tileY, 'right');
+  await until(alice.page, `window.__tessera.tileAt(${tileX}, ${tileY}) === null`);
+  assert.is(await bob.page.evaluate(([x, y]) => window.__tessera!.tileAt(x!, y!), [tileX, tileY]), null);
+});
+
+test('chat goes both ways', async ({ alice, bob }) => {
+  await alice.page.locator('.chat-input').fill('hello from alice');
+  await alice.page.getByRole('button', { name: 'Send' }).click();
+  await bob.page.getByText('hello from alice').waitFor({ timeout: 10_000 });
+  await bob.page.locator('.chat-input').fill('hi alice');
+  await bob.page.getByRole('button', { name: 'Send' }).click();
+  await alice.page.getByText('hi alice').waitFor({ timeout: 10_000 });
+});
+
+test('a sword hit outside spawn damages the other player once per second, with a toast', async ({ alice, bob }) => {
+  // Bring Alice next to Bob: both are right of spawn on the same row.
+  for (let i = 0; i < 20; i++) {
+    const gap = (await remote(alice.page, bob.wallet.address))!.x - (await local(alice.page)).x;
+    if (Math.abs(gap) <= 32) break;
+    await walk(alice.page, gap > 0 ? 'KeyD' : 'KeyA', Math.min(400, Math.abs(gap) * 5));
+  }
+  assert.is((await local(alice.page)).zone, 'pvp');
+  assert.is((await local(bob.page)).zone, 'pvp');
+  // Both presence rows must show the players where they stand now.
+  await alice.page.waitForTimeout(1200);
+  await alice.page.keyboard.press('Space');
+  assert.is(await until<number>(bob.page, 'window.__tessera.localPlayer().health === 75 && 75'), 75);
+  await bob.page.getByText('Under Attack!').waitFor();
+  await bob.page.getByText('You took 25 damage!').waitFor();
+  await alice.page.waitForTimeout(350);
+  await alice.page.keyboard.press('Space');
+  await bob.page.waitForTimeout(500);
+  assert.is((await local(bob.page)).health, 75, 'a second swing within 1000 ms does no damage');
+  await alice.page.waitForTimeout(400);
+  await alice.page.keyboard.press('Space');
+  assert.is(await until<number>(bob.page, 'window.__tessera.localPlayer().health === 50 && 50'), 50);
+  assert.is(await until<number>(alice.page, `window.__tessera.remotePlayers().find(p => p.id === '${bob.wallet.address}').health === 50 && 50`, 12_000), 50);
+});
+
+test('a voice clip from the fake microphone is heard by the nearby player', async ({ alice, bob }) => {
+  const talk = alice.page.getByRole('button', { name: 'Hold to Talk' });
+  const box = (await talk.boundingBox())!;
+  await alice.page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+  await alice.page.mouse.down();
+  await alice.page.getByRole('button', { name: 'Recording...' }).waitFor();
+  await alice.page.waitForTimeout(800);
+  await alice.page.mouse.up();
+  assert.is(await until<number>(bob.page, 'window.__tessera.voiceHeard() === 1 && 1'), 1);
+  assert.is(await alice.page.evaluate(() => window.__tessera!.voiceHeard()), 0, 'nobody hears their own clip');
+});
+
+test('after a server restart both clients resync without a reload', async (world) => {
+  const { alice, bob } = world;
+  await stopServer(world.server);
+  world.server = startServer(world.port, world.dataDir);
+  await waitForServer(`http://localhost:${world.port}/index.html`, world.server);
+  await until(alice.page, `document.querySelector('[data-testid=players-online]').innerText.includes('✓')`, 20_000);
+  await until(bob.page, `document.querySelector('[data-testid=players-online]').innerText.includes('✓')`, 20_000);
+  const { tileX, tileY } = await landTileRightOf(bob.page);
+  await clickTile(bob.page, tileX, tileY, 'left');
+  assert.is(await until<string>(alice.page, `window.__tessera.tileAt(${tileX}, ${tileY})`), 'stone');
+  assert.ok(await remote(alice.page, bob.wallet.address), 'Alice still sees Bob');
+});
+
+test('leaving the game removes the player for the other', async ({ alice, bob }) => {
+  await bob.page.goto('/nowhere');
+  await until(alice.page, `!window.__tessera.remotePlayers().some(p => p.id === '${bob.wallet.address}')`);
+  await bob.context.close();
+});
+
+test.run();
