@@ -37,3 +37,42 @@ export function createCombat(size: number): Combat {
     safe: new Uint8Array(size),
   };
 }
+
+/**
+ * Swings on show, oldest first: a ring of (eid, start time) pairs. Every swing lasts SWING_MS and
+ * starts at the current world time, so the swings that end are always at the front.
+ */
+export interface SwingQueue {
+  eid: Uint32Array;
+  start: Float64Array;
+  /** Ring index of the oldest entry. */
+  head: number;
+  length: number;
+}
+
+/** An empty queue. */
+export function createSwingQueue(): SwingQueue {
+  return { eid: new Uint32Array(64), start: new Float64Array(64), head: 0, length: 0 };
+}
+
+/** Appends the swing of `eid` that started at world time `start`; the ring doubles when full. */
+export function pushSwing(q: SwingQueue, eid: number, start: number): void {
+  let cap = q.eid.length;
+  if (q.length === cap) {
+    const eids = new Uint32Array(cap * 2);
+    const starts = new Float64Array(cap * 2);
+    for (let i = 0; i < q.length; i++) {
+      const j = (q.head + i) & (cap - 1);
+      eids[i] = q.eid[j]!;
+      starts[i] = q.start[j]!;
+    }
+    q.eid = eids;
+    q.start = starts;
+    q.head = 0;
+    cap *= 2;
+  }
+  const tail = (q.head + q.length) & (cap - 1);
+  q.eid[tail] = eid;
+  q.start[tail] = start;
+  q.length++;
+}

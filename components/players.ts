@@ -6,6 +6,7 @@
 import { addComponent, addEntity, removeEntity } from 'bitecs';
 import { DEFAULT_APPEARANCE, type Appearance } from './appearance-types.js';
 import { readLook, writeLook } from './appearance.js';
+import { pushSwing } from './combat.js';
 import { DAMAGE_COOLDOWN_MS, MAX_HEALTH, START_LEVEL, TILE_SIZE } from './constants.js';
 import { unlinkFromGrid } from './grid.js';
 import { createPoseBuffer } from './pose.js';
@@ -95,8 +96,6 @@ export function despawnPlayer(world: GameWorld, eid: number): void {
   delete world.ids[eid];
   delete world.names[eid];
   if (world.local === eid) world.local = 0;
-  const swinger = world.swingers.indexOf(eid);
-  if (swinger >= 0) world.swingers.splice(swinger, 1);
   unlinkFromGrid(world.grid, eid);
   world.generation[eid]!++;
   removeEntity(world, eid);
@@ -137,7 +136,7 @@ export function startSwing(world: GameWorld, eid: number): boolean {
   c.swinging[eid] = 1;
   c.swingStart[eid] = world.time;
   world.attackers.push(eid);
-  world.swingers.push(eid);
+  pushSwing(world.swingers, eid, world.time);
   return true;
 }
 

@@ -6,7 +6,7 @@ import { createWorld, type World } from 'bitecs';
 import type { GameCommand, HudFields, HudSink, Toast } from './hud.js';
 import type { NetQueues } from './network.js';
 import { createLook, type Look } from './appearance.js';
-import { createCombat, createVitals, type Combat, type Vitals } from './combat.js';
+import { createCombat, createSwingQueue, createVitals, type Combat, type SwingQueue, type Vitals } from './combat.js';
 import { CLIENT_CAPACITY, MAX_ENTITIES } from './constants.js';
 import { createGrid, type SpatialGrid } from './grid.js';
 import { createInputState, type InputState } from './input.js';
@@ -57,8 +57,8 @@ export interface GameData {
   grid: SpatialGrid;
   /** eids whose swing started this step; combat resolves them. */
   attackers: number[];
-  /** eids with a swing on show; animation ends each after SWING_MS. */
-  swingers: number[];
+  /** Swings on show, oldest first; animation ends each SWING_MS after it started. */
+  swingers: SwingQueue;
 
   input: InputState;
   commands: GameCommand[];
@@ -116,7 +116,7 @@ export function createGameWorld(options: WorldOptions = {}): GameWorld {
     inventory: createInventory(),
     grid: createGrid(capacity),
     attackers: [],
-    swingers: [],
+    swingers: createSwingQueue(),
     input: createInputState(),
     commands: [],
     queues: { inbox: [], outbox: [] },

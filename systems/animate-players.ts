@@ -3,18 +3,19 @@ import type { GameWorld } from '../components/world.js';
 
 /**
  * Advances the frame counter, which drives the walking bob, the spawn pulse and the ocean
- * waves, and ends each sword swing SWING_MS after it started.
+ * waves, and ends each sword swing SWING_MS after it started. An entry whose player has since
+ * started another swing (or whose eid was freed and reused) ends nothing.
  */
 export function animatePlayers(world: GameWorld): void {
   world.frame++;
   const { swinging, swingStart } = world.combat;
-  const swingers = world.swingers;
+  const q = world.swingers;
+  const mask = q.eid.length - 1;
   const endsBefore = world.time - SWING_MS;
-  for (let i = swingers.length - 1; i >= 0; i--) {
-    const e = swingers[i]!;
-    if (swingStart[e]! > endsBefore) continue;
-    swinging[e] = 0;
-    swingers[i] = swingers[swingers.length - 1]!;
-    swingers.pop();
+  while (q.length > 0 && q.start[q.head]! <= endsBefore) {
+    const e = q.eid[q.head]!;
+    if (swingStart[e] === q.start[q.head]) swinging[e] = 0;
+    q.head = (q.head + 1) & mask;
+    q.length--;
   }
 }

@@ -1,24 +1,27 @@
 import { asBuffer, query } from 'bitecs';
-import { GRID_CELL, linkToCell, unlinkFromGrid, type SpatialGrid } from '../components/grid.js';
+import { GRID_CELL, KEY_BITS, KEY_MASK, KEY_OFFSET, NO_CELL, linkToCell, unlinkFromGrid, type SpatialGrid } from '../components/grid.js';
 import type { GameWorld } from '../components/world.js';
 
+// Module-local copies of the key layout (components/grid.ts cellKey): read for every player.
 const INV_CELL = 1 / GRID_CELL;
+const BITS = KEY_BITS;
+const MASK = KEY_MASK;
+const OFFSET = KEY_OFFSET;
+const NONE = NO_CELL;
 
 function indexAll(eids: Uint32Array, x: Float32Array, y: Float32Array, defeated: Uint8Array, grid: SpatialGrid): void {
-  const { cellX, cellY, linked } = grid;
+  const cell = grid.cell;
   for (let i = 0; i < eids.length; i++) {
     const e = eids[i]!;
+    const old = cell[e]!;
     if (defeated[e]) {
-      if (linked[e]) unlinkFromGrid(grid, e);
+      if (old !== NONE) unlinkFromGrid(grid, e);
       continue;
     }
-    const cx = Math.floor(x[e]! * INV_CELL);
-    const cy = Math.floor(y[e]! * INV_CELL);
-    if (linked[e]) {
-      if (cx === cellX[e] && cy === cellY[e]) continue;
-      unlinkFromGrid(grid, e);
-    }
-    linkToCell(grid, e, cx, cy);
+    const key = (((Math.floor(y[e]! * INV_CELL) + OFFSET) & MASK) << BITS) | ((Math.floor(x[e]! * INV_CELL) + OFFSET) & MASK);
+    if (key === old) continue;
+    if (old !== NONE) unlinkFromGrid(grid, e);
+    linkToCell(grid, e, key);
   }
 }
 

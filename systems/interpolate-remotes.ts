@@ -1,4 +1,5 @@
 import { asBuffer, query } from 'bitecs';
+import { pushSwing } from '../components/combat.js';
 import { INTERPOLATION_DELAY_MS } from '../components/constants.js';
 import { samplePose } from '../components/pose.js';
 import type { GameWorld } from '../components/world.js';
@@ -29,7 +30,7 @@ export function interpolateRemotes(world: GameWorld): void {
     if (buf.swinging && !swinging[e]) {
       swinging[e] = 1;
       swingStart[e] = world.time;
-      world.swingers.push(e);
+      pushSwing(world.swingers, e, world.time);
     }
   }
 }
