@@ -64,6 +64,15 @@ async function readJsonBody(req: IncomingMessage): Promise<unknown> {
   }
 }
 
+/** The table name of a `/rest/v1/<table>` path, percent-decoded. */
+function tableNameOf(path: string): string {
+  try {
+    return decodeURIComponent(path.slice(1));
+  } catch {
+    throw new RestError(400, 'PGRST100', 'The path is not valid percent-encoding', path);
+  }
+}
+
 function isRow(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
@@ -135,7 +144,7 @@ export async function handleRest(req: IncomingMessage, res: ServerResponse, path
     authenticated = claims.role !== 'anon';
     checkProfile(req);
     const url = new URL(req.url ?? '/', 'http://x');
-    const { query, prefer, statement, read } = await plan(req, ctx, decodeURIComponent(path.slice(1)), url.searchParams);
+    const { query, prefer, statement, read } = await plan(req, ctx, tableNameOf(path), url.searchParams);
     const method = req.method!;
     const single = wantsSingleObject(req);
     const representation = read || prefer.representation;
