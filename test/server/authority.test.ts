@@ -64,11 +64,8 @@ async function beat(p: TestPlayer, x: number, y: number, extra: Record<string, u
 
 /** Enters at spawn and walks to (x, y) at a legal pace: 90 px steps, 450 ms apart (200 px/s). */
 async function walkTo(p: TestPlayer, x: number, y: number) {
-  let at = positions.get(p.address);
-  if (!at) {
-    assert.is((await beat(p, 90, Math.max(-60, Math.min(90, y)))).error, null);
-    at = positions.get(p.address)!;
-  }
+  if (!positions.has(p.address)) assert.is((await beat(p, 90, Math.max(-60, Math.min(90, y)))).error, null);
+  let at: { x: number; y: number } = positions.get(p.address)!;
   for (;;) {
     const dx = x - at.x;
     const dy = y - at.y;
