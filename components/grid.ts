@@ -1,6 +1,6 @@
 /**
- * A spatial hash grid of 64 px cells, kept up to date incrementally: a player is moved only
- * when it crosses into a new cell (about once every 20 steps at walking speed), so indexing
+ * A spatial hash grid of 128 px cells, kept up to date incrementally: a player is moved only
+ * when it crosses into a new cell (about once every 40 steps at walking speed), so indexing
  * costs one compare per player per step.
  *
  * Each hash bucket is 32 bytes holding three (eid, cell key) pairs inline and the head of an
@@ -11,8 +11,11 @@
  */
 import { COMBAT_RANGE } from './constants.js';
 
-/** Cell edge in pixels: one combat range, so a 3x3 block of cells covers every possible hit. */
-export const GRID_CELL = COMBAT_RANGE;
+/**
+ * Cell edge in pixels: two combat ranges, so the 2x2 cells that hold the corners of the box
+ * reaching one range around a player cover every possible hit.
+ */
+export const GRID_CELL = 2 * COMBAT_RANGE;
 /** Multiplier of a cell's y part in the bucket hash. */
 export const HASH_Y = 19349663;
 /** Int32 entries per bucket: INLINE_SLOTS (eid, key) pairs, the overflow head, one unused. */
@@ -27,7 +30,7 @@ export const NO_CELL = -1;
 export const KEY_BITS = 15;
 /** Mask of one coordinate's part of a key. */
 export const KEY_MASK = (1 << KEY_BITS) - 1;
-/** Added to cell coordinates so the world's cells (about -2500..2500) form one unwrapped range. */
+/** Added to cell coordinates so the world's cells (-1250..1249) form one unwrapped range. */
 export const KEY_OFFSET = 1 << (KEY_BITS - 1);
 
 /**
@@ -43,6 +46,9 @@ export interface SpatialGrid {
   /** Overflow list links per eid. */
   next: Uint32Array;
   prev: Uint32Array;
+  /** The eids the last indexing pass put into a new cell (entering the grid included), `movedCount` of them. */
+  moved: Uint32Array;
+  movedCount: number;
 }
 
 /** An empty grid for eids up to `capacity`. */
@@ -56,6 +62,8 @@ export function createGrid(capacity: number): SpatialGrid {
     cell: new Int32Array(size).fill(NO_CELL),
     next: new Uint32Array(size),
     prev: new Uint32Array(size),
+    moved: new Uint32Array(size),
+    movedCount: 0,
   };
 }
 
@@ -104,4 +112,16 @@ export function unlinkFromGrid(grid: SpatialGrid, eid: number): void {
   if (p) grid.next[p] = n;
   else buckets[b + OVERFLOW_HEAD] = n;
   if (n) grid.prev[n] = p;
+}
+
+/** Appends the eids in the cell of `key` to `out`. */
+export function collectCell(grid: SpatialGrid, key: number, out: number[]): void {
+  const { buckets, cell, next } = grid;
+  const b = bucketOf(key, grid.mask);
+  for (let s = b; s < b + 2 * INLINE_SLOTS; s += 2) {
+    if (buckets[s] !== 0 && buckets[s + 1] === key) out.push(buckets[s]!);
+  }
+  for (let e = buckets[b + OVERFLOW_HEAD]!; e !== 0; e = next[e]!) {
+    if (cell[e] === key) out.push(e);
+  }
 }

@@ -1,15 +1,18 @@
 /**
  * Range lookups over the spatial grid (kept by systems/index-players): the nearest target of a
  * swing and the count of players near someone. Defeated players are not in the grid. Both scan
- * the 3x3 cells around the player; a bucket may also hold other cells that hash alike, so each
- * candidate is taken only from its own cell.
+ * the 2x2 cells under the box one range around the player; a bucket may also hold other cells
+ * that hash alike, so each candidate is taken only from its own cell.
  */
 import { COMBAT_RANGE } from './constants.js';
-import { BUCKET_INTS, HASH_Y, INLINE_SLOTS, KEY_BITS, KEY_MASK, NO_CELL, OVERFLOW_HEAD } from './grid.js';
+import { BUCKET_INTS, GRID_CELL, HASH_Y, INLINE_SLOTS, KEY_BITS, KEY_MASK, KEY_OFFSET, NO_CELL, OVERFLOW_HEAD } from './grid.js';
 import type { GameWorld } from './world.js';
 
 // Module-local copies: hot loops read these on every candidate.
-const RANGE_SQ = COMBAT_RANGE * COMBAT_RANGE;
+const RANGE = COMBAT_RANGE;
+const RANGE_SQ = RANGE * RANGE;
+const INV_CELL = 1 / GRID_CELL;
+const OFFSET = KEY_OFFSET;
 const BITS = KEY_BITS;
 const MASK = KEY_MASK;
 const HASH = HASH_Y;
@@ -35,20 +38,19 @@ function consider(e: number, eid: number, ax: number, ay: number, x: Float32Arra
 /** The nearest other player within COMBAT_RANGE (inclusive) of `eid` that is not in the safe zone, or 0. */
 export function nearestTarget(world: GameWorld, eid: number): number {
   const { buckets, cell, next, mask } = world.grid;
-  const key = cell[eid]!;
-  if (key === NO_CELL) return 0;
+  if (cell[eid] === NO_CELL) return 0;
   const { x, y } = world.transform;
   const safe = world.combat.safe;
   const ax = x[eid]!;
   const ay = y[eid]!;
-  const kx = key & MASK;
-  const ky = key >>> BITS;
+  const kx = Math.floor((ax - RANGE) * INV_CELL) + OFFSET;
+  const ky = Math.floor((ay - RANGE) * INV_CELL) + OFFSET;
   best = 0;
   bestSq = RANGE_SQ + 1;
-  for (let oy = ky - 1; oy <= ky + 1; oy++) {
+  for (let oy = ky; oy <= ky + 1; oy++) {
     const row = (oy & MASK) << BITS;
     const rowHash = Math.imul(oy & MASK, HASH);
-    for (let ox = kx - 1; ox <= kx + 1; ox++) {
+    for (let ox = kx; ox <= kx + 1; ox++) {
       const k = row | (ox & MASK);
       const b = ((rowHash + (ox & MASK)) & mask) * STRIDE;
       for (let s = b; s < b + INLINE_END; s += 2) {
@@ -74,18 +76,17 @@ function count(e: number, eid: number, ax: number, ay: number, x: Float32Array, 
 /** How many other players are within COMBAT_RANGE (inclusive) of `eid`; 0 when `eid` is not indexed. */
 export function countPlayersNear(world: GameWorld, eid: number): number {
   const { buckets, cell, next, mask } = world.grid;
-  const key = cell[eid]!;
-  if (key === NO_CELL) return 0;
+  if (cell[eid] === NO_CELL) return 0;
   const { x, y } = world.transform;
   const ax = x[eid]!;
   const ay = y[eid]!;
-  const kx = key & MASK;
-  const ky = key >>> BITS;
+  const kx = Math.floor((ax - RANGE) * INV_CELL) + OFFSET;
+  const ky = Math.floor((ay - RANGE) * INV_CELL) + OFFSET;
   near = 0;
-  for (let oy = ky - 1; oy <= ky + 1; oy++) {
+  for (let oy = ky; oy <= ky + 1; oy++) {
     const row = (oy & MASK) << BITS;
     const rowHash = Math.imul(oy & MASK, HASH);
-    for (let ox = kx - 1; ox <= kx + 1; ox++) {
+    for (let ox = kx; ox <= kx + 1; ox++) {
       const k = row | (ox & MASK);
       const b = ((rowHash + (ox & MASK)) & mask) * STRIDE;
       for (let s = b; s < b + INLINE_END; s += 2) {

@@ -9,8 +9,9 @@ const MASK = KEY_MASK;
 const OFFSET = KEY_OFFSET;
 const NONE = NO_CELL;
 
-function indexAll(eids: Uint32Array, x: Float32Array, y: Float32Array, defeated: Uint8Array, grid: SpatialGrid): void {
-  const cell = grid.cell;
+function indexAll(eids: Uint32Array, x: Float32Array, y: Float32Array, defeated: Uint8Array, grid: SpatialGrid): number {
+  const { cell, moved } = grid;
+  let count = 0;
   for (let i = 0; i < eids.length; i++) {
     const e = eids[i]!;
     const old = cell[e]!;
@@ -22,10 +23,15 @@ function indexAll(eids: Uint32Array, x: Float32Array, y: Float32Array, defeated:
     if (key === old) continue;
     if (old !== NONE) unlinkFromGrid(grid, e);
     linkToCell(grid, e, key);
+    moved[count++] = e;
   }
+  return count;
 }
 
-/** Keeps the spatial grid current: players not defeated sit in the bucket of their 64 px cell. */
+/**
+ * Keeps the spatial grid current: players not defeated sit in the bucket of their cell. Lists
+ * the players that changed cell in `grid.moved`.
+ */
 export function indexPlayers(world: GameWorld): void {
-  indexAll(query(world, [world.Player], asBuffer) as Uint32Array, world.transform.x, world.transform.y, world.vitals.defeated, world.grid);
+  world.grid.movedCount = indexAll(query(world, [world.Player], asBuffer) as Uint32Array, world.transform.x, world.transform.y, world.vitals.defeated, world.grid);
 }
