@@ -60,6 +60,7 @@ function spawn(world: GameWorld, kind: number, init: PlayerInit): number {
   world.ids[eid] = init.id;
   world.names[eid] = init.name;
   world.byId.set(init.id, eid);
+  noteHealth(world, eid);
   return eid;
 }
 
@@ -96,6 +97,8 @@ export function despawnPlayer(world: GameWorld, eid: number): void {
   delete world.ids[eid];
   delete world.names[eid];
   if (world.local === eid) world.local = 0;
+  const downed = world.downed.indexOf(eid);
+  if (downed >= 0) world.downed.splice(downed, 1);
   unlinkFromGrid(world.grid, eid);
   world.generation[eid]!++;
   removeEntity(world, eid);
@@ -120,6 +123,7 @@ export function applyDamage(world: GameWorld, eid: number, amount: number): bool
   if (v.defeated[eid] || world.time - c.lastDamage[eid]! < DAMAGE_COOLDOWN_MS) return false;
   v.health[eid] = Math.max(0, v.health[eid]! - amount);
   c.lastDamage[eid] = world.time;
+  noteHealth(world, eid);
   return true;
 }
 
@@ -127,6 +131,15 @@ export function applyDamage(world: GameWorld, eid: number, amount: number): bool
 export function heal(world: GameWorld, eid: number, amount: number): void {
   const v = world.vitals;
   v.health[eid] = Math.min(v.maxHealth[eid]!, v.health[eid]! + amount);
+  noteHealth(world, eid);
+}
+
+/**
+ * Call after writing `eid`'s health: health at 0 or below is queued for the health step, which
+ * defeats the player. Every write of health goes through here, so that step need not scan everyone.
+ */
+export function noteHealth(world: GameWorld, eid: number): void {
+  if (world.vitals.health[eid]! <= 0) world.hurt.push(eid);
 }
 
 /** Starts a sword swing for `eid` unless it is defeated or already swinging; combat resolves it this step. Returns whether it started. */

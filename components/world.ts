@@ -57,6 +57,10 @@ export interface GameData {
   grid: SpatialGrid;
   /** eids whose swing started this step; combat resolves them. */
   attackers: number[];
+  /** Players whose health was set to 0 or below since the last health step; it defeats them. */
+  hurt: number[];
+  /** Defeated players, waiting to respawn (or, for remote players, for their health to return). */
+  downed: number[];
   /** Swings on show, oldest first; animation ends each SWING_MS after it started. */
   swingers: SwingQueue;
 
@@ -116,6 +120,8 @@ export function createGameWorld(options: WorldOptions = {}): GameWorld {
     inventory: createInventory(),
     grid: createGrid(capacity),
     attackers: [],
+    hurt: [],
+    downed: [],
     swingers: createSwingQueue(),
     input: createInputState(),
     commands: [],

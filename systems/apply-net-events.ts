@@ -1,7 +1,7 @@
 import type { NetEvent } from '../components/network.js';
 import { writeLook } from '../components/appearance.js';
 import { giveBlock, takeBlock } from '../components/inventory.js';
-import { applyDamage, despawnPlayer, findPlayer, spawnRemotePlayer } from '../components/players.js';
+import { applyDamage, despawnPlayer, findPlayer, noteHealth, spawnRemotePlayer } from '../components/players.js';
 import { pushLivePose, pushPoseAt } from '../components/pose.js';
 import { clearAllBlocks, clearBlock, setBlock } from '../components/tiles.js';
 import type { GameWorld } from '../components/world.js';
@@ -35,6 +35,7 @@ function apply(world: GameWorld, ev: NetEvent): void {
       if (!eid) return;
       world.names[eid] = ev.name;
       world.vitals.health[eid] = ev.health;
+      noteHealth(world, eid);
       world.vitals.maxHealth[eid] = ev.maxHealth;
       world.vitals.level[eid] = ev.level;
       writeLook(world.look, eid, ev.appearance);
