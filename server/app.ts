@@ -12,6 +12,7 @@ import { attachRealtime } from './realtime/index.js';
 import { loadCatalog } from './rest/catalog.js';
 import { RestError } from './rest/errors.js';
 import { handleRest, type RestContext } from './rest/handler.js';
+import { createRefusalCache } from './rest/refusals.js';
 import { createStaticHandler } from './static.js';
 
 /** Where the server listens, keeps its data and finds the built client. */
@@ -66,7 +67,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const db = await startDatabase(options.dataDir, options.migrationsDir ?? join(process.cwd(), 'supabase', 'migrations'));
   try {
     const keys = await loadKeys(options.dataDir);
-    const rest: RestContext = { db, keys, catalog: await loadCatalog(db) };
+    const rest: RestContext = { db, keys, catalog: await loadCatalog(db), refusals: createRefusalCache() };
     const serveStatic = createStaticHandler(options.distDir);
 
     const route = async (req: IncomingMessage, res: ServerResponse) => {

@@ -8,16 +8,18 @@ import { tableOf, type Catalog } from './catalog.js';
 import { RestError, toRestError } from './errors.js';
 import { parsePrefer, wantsSingleObject } from './prefer.js';
 import { parseQuery } from './query.js';
+import type { RefusalCache } from './refusals.js';
 import { deleteStatement, insertStatement, selectStatement, updateStatement, type ResultRow, type Statement } from './sql.js';
 
 /** Largest accepted request body: voice clips travel as base64 in JSON. */
 export const REST_BODY_LIMIT = 2 * 1024 * 1024;
 
-/** What the REST layer needs: the database, its exposed tables and the token keys. */
+/** What the REST layer needs: the database, its exposed tables, the token keys and the rate-limit refusals in force. */
 export interface RestContext {
   db: Database;
   catalog: Catalog;
   keys: TokenKeys;
+  refusals: RefusalCache;
 }
 
 async function authorize(req: IncomingMessage, keys: TokenKeys): Promise<Claims> {
@@ -139,12 +141,19 @@ async function run(db: Database, claims: Claims, statement: Statement, represent
  */
 export async function handleRest(req: IncomingMessage, res: ServerResponse, path: string, ctx: RestContext): Promise<void> {
   let authenticated = false;
+  let refusalKey: string | null = null;
   try {
     const claims = await authorize(req, ctx.keys);
     authenticated = claims.role !== 'anon';
     checkProfile(req);
     const url = new URL(req.url ?? '/', 'http://x');
-    const { query, prefer, statement, read } = await plan(req, ctx, tableNameOf(path), url.searchParams);
+    const tableName = tableNameOf(path);
+    if (req.method !== 'GET' && req.method !== 'HEAD' && typeof claims.sub === 'string') {
+      refusalKey = `${claims.sub}\0${tableName}\0${req.method}`;
+      const refused = ctx.refusals.find(refusalKey);
+      if (refused) throw refused;
+    }
+    const { query, prefer, statement, read } = await plan(req, ctx, tableName, url.searchParams);
     const method = req.method!;
     const single = wantsSingleObject(req);
     const representation = read || prefer.representation;
@@ -163,6 +172,8 @@ export async function handleRest(req: IncomingMessage, res: ServerResponse, path
     const body = row ? row.body : method === 'POST' && representation ? '[]' : undefined;
     sendJson(res, status, body, headers);
   } catch (error) {
-    throw toRestError(error, authenticated);
+    const refusal = toRestError(error, authenticated);
+    if (refusalKey) ctx.refusals.remember(refusalKey, refusal);
+    throw refusal;
   }
 }

@@ -275,8 +275,10 @@ create trigger game_player_stats_authority before insert or update on public.gam
 
 -- ---------------------------------------------------------------------------------------------
 -- Rates: a token bucket per wallet and kind. Each written row takes a token; tokens refill at a
--- steady rate up to the burst size. An empty bucket refuses with HTTP 429, code TS429 and a
--- Retry-After header (whole seconds until the next token).
+-- steady rate up to the burst size. An empty bucket refuses with HTTP 429, code TS429 and the
+-- time until the next token: Retry-After (whole seconds) and, when the bucket was empty before
+-- the request, X-Retry-After-Ms (milliseconds; the embedded server uses it to refuse a flood's
+-- repeats without a transaction).
 --   blocks (placing, changing and removing): burst 40, then 8 per second
 --   chat: burst 5, then 1 every 2 seconds
 --   voice: burst 3, then 1 every 5 seconds
@@ -294,7 +296,10 @@ returns void
 language plpgsql security definer set search_path = '' as $$
 declare
   wallet text := public.wallet_address();
+  -- Set once this transaction has taken a token from the bucket.
+  taken_here text := 'tessera.took_' || replace(bucket, ' ', '_');
   available double precision;
+  headers jsonb;
 begin
   if wallet is null then return; end if;
   insert into game_private.rate_buckets as b (player_id, kind, tokens, updated_at)
@@ -304,15 +309,21 @@ begin
         updated_at = now()
   returning tokens into available;
   if available < 1 then
+    headers := jsonb_build_object('Retry-After', ceil((1 - available) / per_second)::int::text);
+    -- The exact wait is known only when the bucket was already empty before this request; a
+    -- request refused for its own size (its earlier rows took the tokens) rolls them back.
+    if coalesce(current_setting(taken_here, true), '') = '' then
+      headers := headers || jsonb_build_object('X-Retry-After-Ms', ceil(1000 * (1 - available) / per_second)::int::text);
+    end if;
     raise sqlstate 'PGRST' using
       message = json_build_object(
         'code', 'TS429',
         'message', format('Too many %s: slow down', bucket),
         'details', format('Limit: a burst of %s, then %s per second.', burst, per_second),
         'hint', 'Wait a moment and try again.')::text,
-      detail = json_build_object('status', 429, 'headers', json_build_object(
-        'Retry-After', ceil((1 - available) / per_second)::int::text))::text;
+      detail = jsonb_build_object('status', 429, 'headers', headers)::text;
   end if;
+  perform set_config(taken_here, '1', true);
   update game_private.rate_buckets b set tokens = available - 1
     where b.player_id = wallet and b.kind = bucket;
 end $$;

@@ -235,6 +235,7 @@ test('rates: a burst, then 429 TS429 with Retry-After; other wallets are unaffec
   const [flooder, bystander] = await Promise.all([signInPlayer(server), signInPlayer(server)]);
   const blocks = (n: number, y: number) => Array.from({ length: n }, (_, i) => ({ x: 1000 + i, y, block_type: 'dirt', player_id: flooder.address, player_name: 'Flood' }));
   await refused('41 blocks in one request', 'game_blocks', () => flooder.client.from('game_blocks').insert(blocks(41, 1000)), 'TS429', 429);
+  // That refusal spent no token: the request's own rows were rolled back with it.
   assert.is((await flooder.client.from('game_blocks').insert(blocks(40, 1001))).error, null);
   const token = (await flooder.client.auth.getSession()).data.session!.access_token;
   const res = await fetch(`${server.url}/rest/v1/game_blocks`, {
