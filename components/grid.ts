@@ -46,9 +46,11 @@ export interface SpatialGrid {
   /** Overflow list links per eid. */
   next: Uint32Array;
   prev: Uint32Array;
-  /** The eids the last indexing pass put into a new cell (entering the grid included), `movedCount` of them. */
+  /** The `movedCount` eids put into a new cell this step (entering the grid included), by movement and then indexing. */
   moved: Uint32Array;
   movedCount: number;
+  /** Other eids to look at next indexing step: spawned, defeated, back, or placed by interpolation. */
+  dirty: number[];
 }
 
 /** An empty grid for eids up to `capacity`. */
@@ -64,12 +66,18 @@ export function createGrid(capacity: number): SpatialGrid {
     prev: new Uint32Array(size),
     moved: new Uint32Array(size),
     movedCount: 0,
+    dirty: [],
   };
 }
 
 /** Key of cell (cx, cy): both coordinates offset and packed into 30 bits, never NO_CELL. */
 export function cellKey(cx: number, cy: number): number {
   return (((cy + KEY_OFFSET) & KEY_MASK) << KEY_BITS) | ((cx + KEY_OFFSET) & KEY_MASK);
+}
+
+/** Asks the next indexing step to look at `eid`: call after placing it other than by movement, or after it is defeated or back. */
+export function markForIndex(grid: SpatialGrid, eid: number): void {
+  grid.dirty.push(eid);
 }
 
 /** Index in `buckets` of the bucket of cell `key`, in a table of `mask + 1` buckets. */

@@ -8,7 +8,7 @@ import { DEFAULT_APPEARANCE, type Appearance } from './appearance-types.js';
 import { readLook, writeLook } from './appearance.js';
 import { pushSwing } from './combat.js';
 import { DAMAGE_COOLDOWN_MS, MAX_HEALTH, START_LEVEL, TILE_SIZE } from './constants.js';
-import { unlinkFromGrid } from './grid.js';
+import { markForIndex, unlinkFromGrid } from './grid.js';
 import { createPoseBuffer } from './pose.js';
 import { BIOME_LABELS, biomeAt, isSpawnTile } from './terrain.js';
 import { KIND, type GameWorld } from './world.js';
@@ -60,6 +60,7 @@ function spawn(world: GameWorld, kind: number, init: PlayerInit): number {
   world.ids[eid] = init.id;
   world.names[eid] = init.name;
   world.byId.set(init.id, eid);
+  markForIndex(world.grid, eid);
   noteHealth(world, eid);
   return eid;
 }

@@ -1,21 +1,29 @@
-import { asBuffer, query } from 'bitecs';
-import { GRID_CELL, KEY_BITS, KEY_MASK, KEY_OFFSET, NO_CELL, linkToCell, unlinkFromGrid, type SpatialGrid } from '../components/grid.js';
+import { GRID_CELL, KEY_BITS, KEY_MASK, KEY_OFFSET, NO_CELL, linkToCell, unlinkFromGrid } from '../components/grid.js';
 import type { GameWorld } from '../components/world.js';
 
-// Module-local copies of the key layout (components/grid.ts cellKey): read for every player.
+// Module-local copies of the key layout (components/grid.ts cellKey).
 const INV_CELL = 1 / GRID_CELL;
 const BITS = KEY_BITS;
 const MASK = KEY_MASK;
 const OFFSET = KEY_OFFSET;
 const NONE = NO_CELL;
 
-function indexAll(eids: Uint32Array, x: Float32Array, y: Float32Array, defeated: Uint8Array, grid: SpatialGrid): number {
-  const { cell, moved } = grid;
-  let count = 0;
-  for (let i = 0; i < eids.length; i++) {
-    const e = eids[i]!;
-    const old = cell[e]!;
-    if (defeated[e]) {
+/**
+ * Brings the spatial grid up to date for the players marked with markForIndex (spawned,
+ * defeated, back, or placed by interpolation; movement keeps its own players current):
+ * players not defeated sit in the bucket of their cell, the rest are out of the grid. Appends
+ * those put into a new cell to `grid.moved`.
+ */
+export function indexPlayers(world: GameWorld): void {
+  const { grid, ids } = world;
+  const { x, y } = world.transform;
+  const { moved, dirty } = grid;
+  const defeated = world.vitals.defeated;
+  let count = grid.movedCount;
+  for (let i = 0; i < dirty.length; i++) {
+    const e = dirty[i]!;
+    const old = grid.cell[e]!;
+    if (defeated[e] || ids[e] === undefined) {
       if (old !== NONE) unlinkFromGrid(grid, e);
       continue;
     }
@@ -25,13 +33,6 @@ function indexAll(eids: Uint32Array, x: Float32Array, y: Float32Array, defeated:
     linkToCell(grid, e, key);
     moved[count++] = e;
   }
-  return count;
-}
-
-/**
- * Keeps the spatial grid current: players not defeated sit in the bucket of their cell. Lists
- * the players that changed cell in `grid.moved`.
- */
-export function indexPlayers(world: GameWorld): void {
-  world.grid.movedCount = indexAll(query(world, [world.Player], asBuffer) as Uint32Array, world.transform.x, world.transform.y, world.vitals.defeated, world.grid);
+  dirty.length = 0;
+  grid.movedCount = count;
 }

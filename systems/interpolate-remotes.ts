@@ -1,6 +1,7 @@
 import { asBuffer, query } from 'bitecs';
 import { pushSwing } from '../components/combat.js';
 import { INTERPOLATION_DELAY_MS } from '../components/constants.js';
+import { markForIndex } from '../components/grid.js';
 import { samplePose } from '../components/pose.js';
 import type { GameWorld } from '../components/world.js';
 
@@ -24,6 +25,7 @@ export function interpolateRemotes(world: GameWorld): void {
     if (!buf || !samplePose(buf, at, sample)) continue;
     x[e] = sample.x;
     y[e] = sample.y;
+    markForIndex(world.grid, e);
     const dx = sample.x - prevX[e]!;
     moving[e] = Math.abs(dx) + Math.abs(sample.y - prevY[e]!) > STILL_PX ? 1 : 0;
     if (Math.abs(dx) > STILL_PX) facing[e] = dx < 0 ? -1 : 1;

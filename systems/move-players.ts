@@ -1,16 +1,31 @@
 import { asBuffer, query } from 'bitecs';
 import { WORLD_MAX_X, WORLD_MAX_Y, WORLD_MIN_X, WORLD_MIN_Y } from '../components/constants.js';
+import { GRID_CELL, KEY_BITS, KEY_MASK, KEY_OFFSET, NO_CELL, linkToCell, unlinkFromGrid, type SpatialGrid } from '../components/grid.js';
 import type { GameWorld } from '../components/world.js';
 
 const MIN_X = WORLD_MIN_X;
 const MAX_X = WORLD_MAX_X;
 const MIN_Y = WORLD_MIN_Y;
 const MAX_Y = WORLD_MAX_Y;
+// The cell key of components/grid.ts cellKey, computed inline for every player.
+const INV_CELL = 1 / GRID_CELL;
+const BITS = KEY_BITS;
+const MASK = KEY_MASK;
+const OFFSET = KEY_OFFSET;
+const NONE = NO_CELL;
+
+/** Moves `e` from its cell into the cell of `key`. */
+function relink(grid: SpatialGrid, e: number, key: number): void {
+  unlinkFromGrid(grid, e);
+  linkToCell(grid, e, key);
+}
 
 function moveAll(
   eids: Uint32Array, x: Float32Array, y: Float32Array, prevX: Float32Array, prevY: Float32Array,
-  vx: Float32Array, vy: Float32Array,
-): void {
+  vx: Float32Array, vy: Float32Array, grid: SpatialGrid,
+): number {
+  const { cell, moved } = grid;
+  let count = 0;
   for (let i = 0; i < eids.length; i++) {
     const e = eids[i]!;
     const ox = x[e]!;
@@ -20,13 +35,27 @@ function moveAll(
     // No early exit for standing players: a mixed crowd would make that branch unpredictable.
     const nx = ox + vx[e]!;
     const ny = oy + vy[e]!;
-    x[e] = nx < MIN_X ? MIN_X : nx > MAX_X ? MAX_X : nx;
-    y[e] = ny < MIN_Y ? MIN_Y : ny > MAX_Y ? MAX_Y : ny;
+    // Rounded as the Float32Array stores them, so the cell matches what indexing computes.
+    const px = Math.fround(nx < MIN_X ? MIN_X : nx > MAX_X ? MAX_X : nx);
+    const py = Math.fround(ny < MIN_Y ? MIN_Y : ny > MAX_Y ? MAX_Y : ny);
+    x[e] = px;
+    y[e] = py;
+    const key = (((Math.floor(py * INV_CELL) + OFFSET) & MASK) << BITS) | ((Math.floor(px * INV_CELL) + OFFSET) & MASK);
+    const old = cell[e]!;
+    // Players out of the grid (defeated, or not indexed yet) are left to indexing.
+    if (key === old || old === NONE) continue;
+    relink(grid, e, key);
+    moved[count++] = e;
   }
+  return count;
 }
 
-/** Keeps each player's previous position for interpolation, then moves it by its velocity within the world's bounds. */
+/**
+ * Keeps each player's previous position for interpolation, then moves it by its velocity within
+ * the world's bounds. A player in the spatial grid that crossed into another cell is moved there
+ * and listed in `grid.moved`.
+ */
 export function movePlayers(world: GameWorld): void {
-  const t = world.transform;
-  moveAll(query(world, [world.Player], asBuffer) as Uint32Array, t.x, t.y, t.prevX, t.prevY, t.vx, t.vy);
+  const { transform: t, grid } = world;
+  grid.movedCount = moveAll(query(world, [world.Player], asBuffer) as Uint32Array, t.x, t.y, t.prevX, t.prevY, t.vx, t.vy, grid);
 }

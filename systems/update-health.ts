@@ -1,4 +1,5 @@
 import { RESPAWN_MS } from '../components/constants.js';
+import { markForIndex } from '../components/grid.js';
 import { noteHealth } from '../components/players.js';
 import { KIND, type GameWorld } from '../components/world.js';
 
@@ -37,9 +38,11 @@ export function updateHealth(world: GameWorld): void {
     world.transform.vx[e] = world.transform.vy[e] = 0;
     world.combat.swinging[e] = 0;
     downed.push(e);
+    markForIndex(world.grid, e);
   }
   hurt.length = 0;
   for (const e of due) {
+    markForIndex(world.grid, e);
     if (kind[e] === KIND.remote) v.defeated[e] = 0;
     else respawn(world, e);
   }
