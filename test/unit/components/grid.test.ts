@@ -1,0 +1,70 @@
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { GRID_CELL, NO_CELL, bucketOf, cellKey, collectCell, createGrid, linkToCell, unlinkFromGrid } from '../../../components/grid.js';
+import { spawnSimulatedPlayer } from '../../../components/players.js';
+import { countPlayersNear, nearestTarget } from '../../../components/proximity.js';
+import { createGameWorld } from '../../../components/world.js';
+import { step } from '../../../systems/pipeline.js';
+
+const members = (grid: ReturnType<typeof createGrid>, key: number) => {
+  const out: number[] = [];
+  collectCell(grid, key, out);
+  return out.sort((a, b) => a - b);
+};
+
+test('a cell holds three players inline and more on its overflow list; each can leave', () => {
+  const grid = createGrid(16);
+  const key = cellKey(3, -4);
+  for (let e = 1; e <= 5; e++) linkToCell(grid, e, key);
+  assert.equal(members(grid, key), [1, 2, 3, 4, 5]);
+  unlinkFromGrid(grid, 2);
+  unlinkFromGrid(grid, 5);
+  assert.equal(members(grid, key), [1, 3, 4]);
+  assert.is(grid.cell[2], NO_CELL);
+  linkToCell(grid, 6, key);
+  unlinkFromGrid(grid, 4);
+  linkToCell(grid, 4, cellKey(4, -4));
+  assert.equal(members(grid, key), [1, 3, 6]);
+  assert.equal(members(grid, cellKey(4, -4)), [4]);
+});
+
+test('cells that share a bucket keep their players apart', () => {
+  const grid = createGrid(16);
+  const a = cellKey(0, 0);
+  let b = 0;
+  for (let cx = 1; b === 0; cx++) if (bucketOf(cellKey(cx, 7), grid.mask) === bucketOf(a, grid.mask)) b = cellKey(cx, 7);
+  linkToCell(grid, 1, a);
+  linkToCell(grid, 2, b);
+  linkToCell(grid, 3, a);
+  linkToCell(grid, 4, b);
+  assert.equal(members(grid, a), [1, 3]);
+  assert.equal(members(grid, b), [2, 4]);
+});
+
+test('lookups reach across cell edges, count overflowing cells, and break ties by the lower eid', () => {
+  const w = createGameWorld();
+  const x0 = 20 * GRID_CELL;
+  const a = spawnSimulatedPlayer(w, { id: 'a', name: 'A', x: x0 - 1, y: x0 - 1 });
+  const right = spawnSimulatedPlayer(w, { id: 'r', name: 'R', x: x0 + 39, y: x0 - 1 });
+  const left = spawnSimulatedPlayer(w, { id: 'l', name: 'L', x: x0 - 41, y: x0 - 1 });
+  for (let i = 0; i < 5; i++) spawnSimulatedPlayer(w, { id: `c${i}`, name: 'C', x: x0 + 10, y: x0 + 50 });
+  step(w);
+  // Both are 40 px away; the left one sits in the cell scanned first, the right one has the lower eid.
+  assert.ok(right < left);
+  assert.is(nearestTarget(w, a), right);
+  assert.is(countPlayersNear(w, a), 7);
+});
+
+test('a player walking over a cell edge is found in its new cell', () => {
+  const w = createGameWorld();
+  const edge = 30 * GRID_CELL;
+  const a = spawnSimulatedPlayer(w, { id: 'a', name: 'A', x: edge - 2, y: 100 });
+  const b = spawnSimulatedPlayer(w, { id: 'b', name: 'B', x: edge + 60, y: 100 });
+  w.transform.vx[a] = 3;
+  step(w);
+  assert.is(w.grid.cell[a], cellKey(30, 0));
+  assert.is(nearestTarget(w, b), a);
+  assert.is(w.grid.cell[b], cellKey(30, 0));
+});
+
+test.run();
