@@ -62,8 +62,11 @@ export interface Session {
 }
 
 /** Starts the session: loads the world and players, then follows them live. */
-export function startSession(options: SessionOptions): Session {
+export async function startSession(options: SessionOptions): Promise<Session> {
   const { db, playerId, queues } = options;
+  // Channels join with the token Realtime holds when they subscribe: make it the player's
+  // session token first, or the first joins would read as anon, which may read nothing.
+  await db.realtime.setAuth();
   const now = options.now ?? Date.now;
   const emit = queues.inbox.push.bind(queues.inbox);
   let accessToken = options.anonKey;

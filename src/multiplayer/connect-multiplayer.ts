@@ -42,7 +42,7 @@ export async function connectMultiplayer(game: MountedGame, identity: Identity):
     return player;
   };
 
-  const session: Session = startSession({
+  const session: Session = await startSession({
     db,
     url: config.supabaseUrl,
     anonKey: config.supabaseAnonKey,
