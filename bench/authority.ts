@@ -2,12 +2,12 @@
  * Authority benchmark against the built server (TESSERA_SERVER or dist/server.mjs), one JSON line
  * per result.
  *   flood:  one wallet inserts blocks as fast as it can (8 requests in flight, raw fetch), so
- *           nearly all are refused with 429; meanwhile another wallet places a block every
- *           150 ms through supabase-js. Requests/s the server answers for the flooder, and the
+ *           nearly all are refused with 429; meanwhile three other wallets each place a block
+ *           every 150 ms through supabase-js. Requests/s the server answers for the flooder, and the
  *           p50/p99 latency of the other wallet's writes (target p99 < 50 ms). Also the same
  *           writer without the flood as a baseline. RUNS runs, then their medians.
  *   kill9:  CYCLES times: writers insert blocks one after another, the server is killed with
- *           SIGKILL after a random 100-400 ms, restarted on the same DATA_DIR, and every
+ *           SIGKILL a random 200-600 ms after the first acknowledgement, restarted on the same DATA_DIR, and every
  *           acknowledged row is looked up. Rows lost in total (target 0).
  */
 import { signInPlayer, startTestServer, makeDataDir, removeDataDir, type TestServer } from '../test/server/harness.js';
@@ -16,8 +16,10 @@ const RUNS = 3;
 const FLOOD_SECONDS = 5;
 const FLOOD_IN_FLIGHT = 8;
 const WRITE_EVERY_MS = 150;
+/** Wallets writing normally at the same time, for enough latency samples per run. */
+const CALM_WALLETS = 3;
 const CYCLES = 20;
-const KILL_WRITERS = 6;
+const KILL_WRITERS = 8;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const round = (n: number, digits = 2) => Number(n.toFixed(digits));
@@ -48,19 +50,25 @@ async function tokenOf(player: Awaited<ReturnType<typeof signInPlayer>>): Promis
   return (await player.client.auth.getSession()).data.session!.access_token;
 }
 
-/** Latencies (ms) of one wallet's block inserts every WRITE_EVERY_MS for `seconds`, row `y`. */
+/**
+ * Latencies (ms) of CALM_WALLETS wallets each inserting a block every WRITE_EVERY_MS through
+ * supabase-js for `seconds`, in rows from `y` on.
+ */
 async function normalWrites(server: TestServer, y: number, seconds: number) {
-  const player = await signInPlayer(server);
+  const players = await Promise.all(Array.from({ length: CALM_WALLETS }, () => signInPlayer(server)));
   const latencies: number[] = [];
   let errors = 0;
   const end = Date.now() + seconds * 1000;
-  for (let x = 0; Date.now() < end; x++) {
-    const started = performance.now();
-    const { error } = await player.client.from('game_blocks').insert({ x: 100 + x, y, block_type: 'stone', player_id: player.address, player_name: 'Calm' });
-    latencies.push(performance.now() - started);
-    if (error) errors++;
-    await sleep(Math.max(0, WRITE_EVERY_MS - (performance.now() - started)));
-  }
+  await Promise.all(players.map(async (player, w) => {
+    await sleep((w * WRITE_EVERY_MS) / CALM_WALLETS);
+    for (let x = 0; Date.now() < end; x++) {
+      const started = performance.now();
+      const { error } = await player.client.from('game_blocks').insert({ x: 100 + x, y: y + w, block_type: 'stone', player_id: player.address, player_name: 'Calm' });
+      latencies.push(performance.now() - started);
+      if (error) errors++;
+      await sleep(Math.max(0, WRITE_EVERY_MS - (performance.now() - started)));
+    }
+  }));
   return { latencies, errors };
 }
 
@@ -87,8 +95,12 @@ async function floodRuns(): Promise<void> {
   try {
     const rows: { flood_rps: number; flood_429_share: number; p50: number; p99: number; base_p50: number; base_p99: number }[] = [];
     for (let run = 0; run < RUNS; run++) {
-      const baseline = await normalWrites(server, 1000 + run * 3, FLOOD_SECONDS);
-      const [flooded, writes] = await Promise.all([flood(server, 1001 + run * 3, FLOOD_SECONDS), normalWrites(server, 1002 + run * 3, FLOOD_SECONDS)]);
+      const band = 2 * CALM_WALLETS + 1;
+      const baseline = await normalWrites(server, 1000 + run * band, FLOOD_SECONDS);
+      const [flooded, writes] = await Promise.all([
+        flood(server, 1000 + run * band + CALM_WALLETS, FLOOD_SECONDS),
+        normalWrites(server, 1000 + run * band + CALM_WALLETS + 1, FLOOD_SECONDS),
+      ]);
       const row = {
         flood_rps: round(flooded.rps, 0),
         flood_429_share: round(flooded.refused429, 3),
@@ -140,7 +152,8 @@ async function killCycles(): Promise<void> {
           else if (status !== 429) break;
         }
       });
-      await sleep(100 + Math.random() * 300);
+      while (acked.length === 0 && attempted < 1000) await sleep(5);
+      await sleep(200 + Math.random() * 400);
       await server.kill();
       stop = true;
       await Promise.all(lanes);

@@ -55,7 +55,8 @@ async function readJsonBody(req: IncomingMessage): Promise<unknown> {
     text = await readBody(req, REST_BODY_LIMIT);
   } catch (error) {
     if (error instanceof BodyTooLargeError) {
-      throw new RestError(413, 'PGRST413', 'Payload Too Large', `Request bodies are limited to ${REST_BODY_LIMIT} bytes`);
+      // The rest of the body is never read, so the connection cannot carry another request.
+      throw new RestError(413, 'PGRST413', 'Payload Too Large', `Request bodies are limited to ${REST_BODY_LIMIT} bytes`, null, { Connection: 'close' });
     }
     throw error;
   }
@@ -151,7 +152,11 @@ export async function handleRest(req: IncomingMessage, res: ServerResponse, path
     if (req.method !== 'GET' && req.method !== 'HEAD' && typeof claims.sub === 'string') {
       refusalKey = `${claims.sub}\0${tableName}\0${req.method}`;
       const refused = ctx.refusals.find(refusalKey);
-      if (refused) throw refused;
+      if (refused) {
+        // Not remembered again: the window ends when the next token is due, however many repeats.
+        refusalKey = null;
+        throw refused;
+      }
     }
     const { query, prefer, statement, read } = await plan(req, ctx, tableName, url.searchParams);
     const method = req.method!;

@@ -248,6 +248,14 @@ test('rates: a burst, then 429 TS429 with Retry-After; other wallets are unaffec
   const body = (await res.json()) as Record<string, unknown>;
   assert.is(body.code, 'TS429');
   assert.match(body.message as string, /slow down/);
+  // Hammering on does not shut the flooder out: the refill (8 per second) still gets through.
+  const started = Date.now();
+  let placed = 0;
+  for (let x = 2000; Date.now() - started < 600; x++) {
+    if (!(await flooder.client.from('game_blocks').insert({ ...blocks(1, 1004)[0], x })).error) placed++;
+  }
+  const allowed = 1 + (8 * (Date.now() - started)) / 1000;
+  assert.ok(placed >= 1 && placed <= allowed + 1, `${placed} placed, refill allows ${allowed}`);
   const other = await bystander.client.from('game_blocks').insert({ x: 1000, y: 1003, block_type: 'gold', player_id: bystander.address, player_name: 'Calm' });
   assert.is(other.error, null);
 

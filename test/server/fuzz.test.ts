@@ -4,6 +4,9 @@
  * gets an answer or is ignored without harm; afterwards the server still serves normal reads,
  * another wallet's writes and live changes.
  */
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { SignJWT } from 'jose';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import WebSocket from 'ws';
@@ -135,6 +138,48 @@ test(`${REST_REQUESTS} seeded REST requests: only 2xx or clear 4xx answers`, asy
   assert.ok((statuses.get(200) ?? 0) > 0 && [...statuses.keys()].some((s) => s >= 400), JSON.stringify([...statuses]));
 });
 
+test('each kind of bad request gets its clear error, and another wallet is unaffected', async () => {
+  const token = (await fuzzer.client.auth.getSession()).data.session!.access_token;
+  const secret = Buffer.from((await readFile(join(server.dataDir, 'jwt-secret'), 'utf8')).trim(), 'base64url');
+  const now = Math.floor(Date.now() / 1000);
+  const expired = await new SignJWT({ role: 'authenticated', sub: 'x', iat: now - 7200, exp: now - 3600 })
+    .setProtectedHeader({ alg: 'HS256' })
+    .sign(new Uint8Array(secret));
+  const send = (path: string, init: RequestInit & { bearer?: string } = {}) =>
+    fetch(`${server.url}/rest/v1/${path}`, {
+      ...init,
+      headers: { apikey: server.anonKey, authorization: `Bearer ${init.bearer ?? token}`, 'content-type': 'application/json', ...(init.headers as Record<string, string>) },
+    });
+  /** A body of `bytes` bytes sent in chunks, without Content-Length. */
+  const chunked = (bytes: number) => new ReadableStream({
+    start(controller) {
+      for (let sent = 0; sent < bytes; sent += 64 * 1024) controller.enqueue(new Uint8Array(64 * 1024).fill(65));
+      controller.close();
+    },
+  });
+  const cases: [string, () => Promise<Response>, number, string][] = [
+    ['malformed JSON', () => send('game_blocks', { method: 'POST', body: '{"x": 1,' }), 400, 'PGRST102'],
+    ['unknown table', () => send('game_nothing'), 404, 'PGRST205'],
+    ['unknown column', () => send('game_blocks', { method: 'POST', body: '{"colour": "red"}' }), 400, 'PGRST204'],
+    ['unknown filter column', () => send('game_blocks?colour=eq.red'), 400, '42703'],
+    ['oversized body', () => send('game_voice_messages', { method: 'POST', body: 'A'.repeat(3 * 1024 * 1024) }), 413, 'PGRST413'],
+    ['oversized chunked body', () => send('game_voice_messages', { method: 'POST', body: chunked(3 * 1024 * 1024), duplex: 'half' } as RequestInit), 413, 'PGRST413'],
+    ['forged JWT', () => send('game_blocks', { bearer: `${token.slice(0, -4)}AAAA` }), 401, 'PGRST301'],
+    ['expired JWT', () => send('game_blocks', { bearer: expired }), 401, 'PGRST303'],
+    ['unfiltered DELETE', () => send('game_blocks', { method: 'DELETE' }), 400, '21000'],
+    ['unfiltered PATCH', () => send('game_blocks', { method: 'PATCH', body: '{"block_type": "gold"}' }), 400, '21000'],
+  ];
+  for (const [label, request, status, code] of cases) {
+    const res = await request().catch((error: Error) => assert.unreachable(`${label}: ${error.message} ${String(error.cause)}`));
+    assert.is(res.status, status, label);
+    assert.is(((await res.json()) as { code: string }).code, code, label);
+    const other = await bystander.client.from('game_blocks').select('x').limit(1);
+    assert.is(other.error, null, `${label}: others still served`);
+  }
+  const write = await bystander.client.from('game_blocks').insert({ x: 700, y: 700, block_type: 'glass', player_id: bystander.address, player_name: 'Bystander' });
+  assert.is(write.error, null);
+});
+
 interface Socket {
   ws: WebSocket;
   replies: unknown[][];
@@ -160,16 +205,16 @@ async function repliesOf(socket: Socket, n: number): Promise<unknown[][]> {
   return socket.replies;
 }
 
-const join = (ref: string, topic: string, payload: unknown) => JSON.stringify([ref, ref, topic, 'phx_join', payload]);
+const joinFrame = (ref: string, topic: string, payload: unknown) => JSON.stringify([ref, ref, topic, 'phx_join', payload]);
 
 test('malformed frames and joins each get a clear error on the same socket', async () => {
   const socket = await openSocket('2.0.0');
   const frames = [
     'not json', '[1,2,3]', '{"topic":"x"}', '[null,"1","",  "phx_join",{}]',
-    join('2', 'realtime:a', 'not an object'),
-    join('3', 'realtime:b', { config: { postgres_changes: 'all' } }),
-    join('4', 'realtime:c', { config: { postgres_changes: [{ event: 'INSERT' }] } }),
-    join('5', 'realtime:d', { config: {}, access_token: 'forged.jwt.token' }),
+    joinFrame('2', 'realtime:a', 'not an object'),
+    joinFrame('3', 'realtime:b', { config: { postgres_changes: 'all' } }),
+    joinFrame('4', 'realtime:c', { config: { postgres_changes: [{ event: 'INSERT' }] } }),
+    joinFrame('5', 'realtime:d', { config: {}, access_token: 'forged.jwt.token' }),
     JSON.stringify([null, '6', 'realtime:nowhere', 'broadcast', { event: 'x' }]),
     JSON.stringify([null, '7', 'phoenix', 'bogus', {}]),
   ];
