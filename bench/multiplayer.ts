@@ -1,0 +1,223 @@
+/**
+ * Multiplayer figures, as JSON lines:
+ * - "placement": a block placed in one Chromium is seen by another; p50 and p99 in ms.
+ * - "pose-rate": live position updates per second one player hears from another who walks.
+ * - "interest": 50 simulated players (Node sessions) walking in 5 far-apart groups of 10;
+ *   each client's inbound position messages per second, against what it would hear if every
+ *   player heard everyone.
+ * Each figure is the median of several runs where the issue asks for one.
+ */
+import { chromium, type Page } from 'playwright-core';
+import { DEFAULT_APPEARANCE } from '../components/appearance-types.js';
+import type { NetEvent, NetQueues } from '../components/network.js';
+import { biomeAt } from '../components/terrain.js';
+import { POSE_SEND_MS } from '../net/constants.js';
+import { startSession, type Session } from '../net/session.js';
+import { DEFAULT_SEED } from '../src/game/mount.js';
+import { CHROMIUM_ARGS } from '../test/e2e/setup.js';
+import { createTestWallet as createBrowserWallet, installTestWallet } from '../test/e2e/wallet.js';
+import { signInPlayer, startTestServer, type TestServer } from '../test/server/harness.js';
+
+const PLACEMENTS = 25;
+const POSE_RUNS = 3;
+const POSE_SECONDS = 4;
+const GROUPS = 5;
+const GROUP_SIZE = 10;
+const INTEREST_SECONDS = 6;
+
+const print = (row: Record<string, unknown>) => console.log(JSON.stringify(row));
+
+function percentile(values: number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+}
+
+const median = (values: number[]) => percentile(values, 50);
+const round = (value: number) => Math.round(value * 100) / 100;
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Two browsers in the world; the first places blocks, the second times when each appears. */
+async function placementLatency(server: TestServer): Promise<void> {
+  const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
+  try {
+    const enter = async (name: string): Promise<Page> => {
+      const wallet = createBrowserWallet();
+      const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, baseURL: server.url });
+      await installTestWallet(context, wallet);
+      const page = await context.newPage();
+      await page.goto('/');
+      await page.evaluate(([address, username]) => localStorage.setItem(`username_${address}`, username!), [wallet.address, name]);
+      await page.getByRole('button', { name: 'CONNECT PHANTOM' }).click();
+      await page.getByRole('button', { name: 'ENTER WORLD' }).click();
+      await page.waitForFunction(() => document.querySelector('[data-testid=players-online]')?.textContent?.includes('✓'));
+      return page;
+    };
+    const builder = await enter('Builder');
+    const watcher = await enter('Watcher');
+    // Out of spawn, then a row of land tiles to build on.
+    await builder.keyboard.down('KeyD');
+    await builder.waitForTimeout(1000);
+    await builder.keyboard.up('KeyD');
+    await builder.waitForTimeout(200);
+    const me = await builder.evaluate(() => window.__tessera!.localPlayer()!);
+    const targets: Array<{ x: number; y: number }> = [];
+    for (let dy = -4; dy <= 4 && targets.length < PLACEMENTS; dy++) {
+      for (let dx = 2; dx <= 10 && targets.length < PLACEMENTS; dx++) {
+        const x = Math.floor(me.x / 32) + dx;
+        const y = Math.floor(me.y / 32) + dy;
+        if (!biomeAt(x, y, DEFAULT_SEED).includes('ocean')) targets.push({ x, y });
+      }
+    }
+    // Plain page script: helpers the TypeScript loader adds to named functions do not exist in the page.
+    await watcher.evaluate(`(() => {
+      const tiles = ${JSON.stringify(targets)};
+      const seen = (window.__seen = {});
+      setInterval(() => {
+        for (const { x, y } of tiles) if (!seen[x + ',' + y] && window.__tessera.tileAt(x, y)) seen[x + ',' + y] = Date.now();
+      }, 1);
+    })()`);
+    const placedAt: Record<string, number> = {};
+    for (const { x, y } of targets) {
+      const cx = 400 + (x * 32 + 16 - me.x);
+      const cy = 300 + (y * 32 + 16 - me.y);
+      placedAt[`${x},${y}`] = await builder.evaluate(
+        ([px, py]) => {
+          const canvas = document.querySelector('canvas.game-canvas')!;
+          const rect = canvas.getBoundingClientRect();
+          const at = Date.now();
+          const init = { clientX: rect.left + px!, clientY: rect.top + py!, button: 0, bubbles: true };
+          canvas.dispatchEvent(new MouseEvent('mousedown', init));
+          canvas.dispatchEvent(new MouseEvent('mouseup', init));
+          return at;
+        },
+        [cx, cy],
+      );
+      await sleep(250);
+    }
+    await sleep(1500);
+    const seen = await watcher.evaluate(() => (window as unknown as { __seen: Record<string, number> }).__seen);
+    const latencies = Object.entries(placedAt)
+      .filter(([key]) => seen[key])
+      .map(([key, at]) => seen[key]! - at);
+    print({
+      bench: 'multiplayer',
+      case: 'placement',
+      placements: targets.length,
+      seen: latencies.length,
+      p50_ms: median(latencies),
+      p99_ms: percentile(latencies, 99),
+    });
+  } finally {
+    await browser.close();
+  }
+}
+
+/** A simulated player: a real session whose engine side is a position that walks. */
+interface Walker {
+  session: Session;
+  queues: NetQueues;
+  poses: number;
+  pose: { x: number; y: number; facing: number; moving: boolean };
+}
+
+async function walker(server: TestServer, name: string, x: number, y: number): Promise<Walker> {
+  const player = await signInPlayer(server);
+  const queues: NetQueues = { inbox: [], outbox: [] };
+  const self: Walker = { session: null as unknown as Session, queues, poses: 0, pose: { x, y, facing: 1, moving: false } };
+  // The engine side keeps nothing: count live poses and let the rest go.
+  queues.inbox.push = (...items: NetEvent[]) => {
+    for (const item of items) if (item.kind === 'playerPose') self.poses++;
+    return 0;
+  };
+  self.session = await startSession({
+    db: player.client,
+    url: server.url,
+    anonKey: server.anonKey,
+    playerId: player.address,
+    playerName: () => name,
+    queues,
+    readLocal: () => ({
+      id: player.address, name, ...self.pose, health: 100, maxHealth: 100, level: 1,
+      appearance: { ...DEFAULT_APPEARANCE }, isSwinging: false,
+    }),
+    world: { hasBlock: () => false, isWater: () => false },
+    listener: () => ({ id: player.address, x: self.pose.x, y: self.pose.y, audioEnabled: false, voiceOnline: false }),
+    playVoice: () => {},
+    notice: () => {},
+    onChat: () => {},
+    onOnlineCount: () => {},
+    onConnected: () => {},
+  });
+  return self;
+}
+
+/** Moves every walker at 3 px per 16 ms, back and forth around its start, until stopped. */
+function walkAll(walkers: Walker[]): () => void {
+  let step = 0;
+  const timer = setInterval(() => {
+    step++;
+    for (const w of walkers) {
+      if (step % 120 === 0) w.pose.facing = -w.pose.facing;
+      w.pose.x += 3 * w.pose.facing;
+      w.pose.moving = true;
+    }
+  }, 16);
+  return () => {
+    clearInterval(timer);
+    for (const w of walkers) w.pose.moving = false;
+  };
+}
+
+/** One walker walks, another listens; updates heard per second. */
+async function poseRate(server: TestServer): Promise<void> {
+  const rates: number[] = [];
+  for (let run = 0; run < POSE_RUNS; run++) {
+    const [mover, listener] = await Promise.all([walker(server, `Mover${run}`, 16, 16), walker(server, `Listener${run}`, 48, 16)]);
+    await sleep(1500);
+    listener.poses = 0;
+    const stop = walkAll([mover]);
+    await sleep(POSE_SECONDS * 1000);
+    stop();
+    rates.push(listener.poses / POSE_SECONDS);
+    await Promise.all([mover.session.close(), listener.session.close()]);
+  }
+  print({ bench: 'multiplayer', case: 'pose-rate', runs: POSE_RUNS, hz: round(median(rates)), sendIntervalMs: POSE_SEND_MS });
+}
+
+/** 50 walkers in 5 groups far apart: each should hear its own group only. */
+async function interest(server: TestServer): Promise<void> {
+  const walkers: Walker[] = [];
+  for (let g = 0; g < GROUPS; g++) {
+    // Groups 10,000 px apart: about ten regions, far beyond any 3x3 neighbourhood.
+    for (let i = 0; i < GROUP_SIZE; i++) walkers.push(await walker(server, `G${g}P${i}`, g * 10_000 + 16 + i * 8, 16));
+  }
+  await sleep(2000);
+  for (const w of walkers) w.poses = 0;
+  const stop = walkAll(walkers);
+  await sleep(INTEREST_SECONDS * 1000);
+  stop();
+  const inbound = walkers.map((w) => w.poses / INTEREST_SECONDS);
+  const sentPerPlayer = 1000 / POSE_SEND_MS;
+  print({
+    bench: 'multiplayer',
+    case: 'interest',
+    players: walkers.length,
+    groups: GROUPS,
+    inboundPerClientP50: round(median(inbound)),
+    inboundPerClientMax: round(Math.max(...inbound)),
+    nearbySenders: GROUP_SIZE - 1,
+    expectedFromNearby: round((GROUP_SIZE - 1) * sentPerPlayer),
+    ifEveryoneHeardEveryone: round((walkers.length - 1) * sentPerPlayer),
+  });
+  await Promise.all(walkers.map((w) => w.session.close()));
+}
+
+const server = await startTestServer();
+try {
+  await placementLatency(server);
+  await poseRate(server);
+  await interest(server);
+} finally {
+  await server.stop();
+}
+process.exit(0);
