@@ -5,6 +5,8 @@
  * - "interest": 50 simulated players (Node sessions) walking in 5 far-apart groups of 10;
  *   each client's inbound position messages per second, against what it would hear if every
  *   player heard everyone.
+ * - "world-load": a client loads a world of 100,000 blocks; ms until its surroundings are
+ *   shown and until the whole table is loaded.
  * Each figure is the median of several runs where the issue asks for one.
  */
 import { chromium, type Page } from 'playwright-core';
@@ -12,11 +14,13 @@ import { DEFAULT_APPEARANCE } from '../components/appearance-types.js';
 import type { NetEvent, NetQueues } from '../components/network.js';
 import { biomeAt } from '../components/terrain.js';
 import { POSE_SEND_MS } from '../net/constants.js';
+import { createBlockSync } from '../net/blocks.js';
 import { startSession, type Session } from '../net/session.js';
+import { startDatabase } from '../server/db/index.js';
 import { DEFAULT_SEED } from '../src/game/mount.js';
 import { CHROMIUM_ARGS } from '../test/e2e/setup.js';
 import { createTestWallet as createBrowserWallet, installTestWallet } from '../test/e2e/wallet.js';
-import { signInPlayer, startTestServer, type TestServer } from '../test/server/harness.js';
+import { makeDataDir, removeDataDir, signInPlayer, startTestServer, type TestServer } from '../test/server/harness.js';
 
 const PLACEMENTS = 25;
 const POSE_RUNS = 3;
@@ -24,6 +28,8 @@ const POSE_SECONDS = 4;
 const GROUPS = 5;
 const GROUP_SIZE = 10;
 const INTEREST_SECONDS = 6;
+const WORLD_BLOCKS = 100_000;
+const LOAD_RUNS = 3;
 
 const print = (row: Record<string, unknown>) => console.log(JSON.stringify(row));
 
@@ -212,6 +218,50 @@ async function interest(server: TestServer): Promise<void> {
   await Promise.all(walkers.map((w) => w.session.close()));
 }
 
+/** A world of 100,000 blocks written straight into a fresh database, then loaded by a client. */
+async function worldLoad(): Promise<void> {
+  const dataDir = await makeDataDir();
+  const db = await startDatabase(dataDir, 'supabase/migrations');
+  // A 401 x 250-tile area around spawn, spawn itself left empty.
+  await db.exec(`
+    insert into public.game_blocks (x, y, block_type, player_id, player_name)
+    select x, y, 'stone', 'seed', 'Seed'
+    from generate_series(-200, 200) x, generate_series(-125, 124) y
+    where abs(x) > 2 or abs(y) > 2
+    limit ${WORLD_BLOCKS}`);
+  const { rows } = await db.query<{ n: number }>('select count(*)::int as n from public.game_blocks');
+  await db.close();
+  const server = await startTestServer(dataDir);
+  try {
+    const player = await signInPlayer(server);
+    const near: number[] = [];
+    const all: number[] = [];
+    let loaded = 0;
+    for (let run = 0; run < LOAD_RUNS; run++) {
+      const started = performance.now();
+      let nearAt = 0;
+      const blocks = createBlockSync(player.client, {
+        playerId: player.address,
+        playerName: () => 'Loader',
+        emit: (event) => {
+          if (event.kind === 'blocksReset') nearAt = performance.now();
+        },
+        notice: () => {},
+        world: { hasBlock: () => false, isWater: () => false },
+      });
+      loaded = await blocks.load(0, 0);
+      all.push(performance.now() - started);
+      near.push(nearAt - started);
+      await blocks.close();
+    }
+    print({ bench: 'multiplayer', case: 'world-load', blocks: rows[0]!.n, loaded, runs: LOAD_RUNS, surroundingsMs: round(median(near)), allMs: round(median(all)) });
+  } finally {
+    await server.stop();
+    await removeDataDir(dataDir);
+  }
+}
+
+await worldLoad();
 const server = await startTestServer();
 try {
   await placementLatency(server);

@@ -1,5 +1,8 @@
 import { useAtomValue } from 'jotai';
 import { useEffect, useRef, useState } from 'react';
+import { BIOME, biomeCodeAt } from '../../components/terrain.js';
+import { BIOME_COLORS } from '../../systems/draw/terrain-sprites.js';
+import { DEFAULT_SEED } from '../game/mount.js';
 import { hudAtoms } from '../state/hud-atoms.js';
 import { minimapPlayersAtom, type MinimapPlayer } from '../state/social-atoms.js';
 import { minimapOpenAtom } from '../state/ui-atoms.js';
@@ -25,6 +28,7 @@ export function dotOpacity(ageMs: number): number {
   return 1 - t * (1 - DOT_MIN_OPACITY);
 }
 
+/** Each 20 px cell shows the biome at its centre tile, in the world's own ground colours. */
 function drawTerrain(ctx: CanvasRenderingContext2D, centreX: number, centreY: number): void {
   const tilesPerCell = MINIMAP_CELL * TILES_PER_PX;
   for (let row = 0; row < MINIMAP_SIZE / MINIMAP_CELL; row++) {
@@ -32,8 +36,8 @@ function drawTerrain(ctx: CanvasRenderingContext2D, centreX: number, centreY: nu
       const x0 = centreX - MINIMAP_RANGE / 2 + col * tilesPerCell;
       const y0 = centreY - MINIMAP_RANGE / 2 + row * tilesPerCell;
       const spawn = x0 <= SPAWN_RADIUS && x0 + tilesPerCell > -SPAWN_RADIUS && y0 <= SPAWN_RADIUS && y0 + tilesPerCell > -SPAWN_RADIUS;
-      const checker = (Math.floor(x0 / tilesPerCell) + Math.floor(y0 / tilesPerCell)) % 2 === 0;
-      ctx.fillStyle = spawn ? '#f7c948' : checker ? '#4f9a3c' : '#458a35';
+      const biome = biomeCodeAt(Math.floor(x0 + tilesPerCell / 2), Math.floor(y0 + tilesPerCell / 2), DEFAULT_SEED);
+      ctx.fillStyle = spawn ? BIOME_COLORS[BIOME.spawn]! : BIOME_COLORS[biome]!;
       ctx.fillRect(col * MINIMAP_CELL, row * MINIMAP_CELL, MINIMAP_CELL, MINIMAP_CELL);
     }
   }

@@ -24,6 +24,7 @@ import {
   type MinimapPlayer,
 } from '../state/social-atoms.js';
 import { store } from '../state/store.js';
+import { minimapOpenAtom } from '../state/ui-atoms.js';
 import { showToast } from '../state/toasts.js';
 
 /** Who plays: the wallet address and a way to read the current name. */
@@ -105,14 +106,24 @@ export async function connectMultiplayer(game: MountedGame, identity: Identity):
     const presentIds = new Set(present.map((p) => p.id));
     store.set(minimapPlayersAtom, [...present, ...fromBlocks.filter((p) => !presentIds.has(p.id))]);
   };
-  void refreshMinimap();
-  const minimapTimer = setInterval(() => void refreshMinimap(), MINIMAP_REFRESH_MS);
+  // SPEC.md §7: the minimap query is polled every 10 s while the minimap is open.
+  let minimapTimer: ReturnType<typeof setInterval> | undefined;
+  const followMinimap = () => {
+    clearInterval(minimapTimer);
+    minimapTimer = undefined;
+    if (!store.get(minimapOpenAtom)) return;
+    void refreshMinimap();
+    minimapTimer = setInterval(() => void refreshMinimap(), MINIMAP_REFRESH_MS);
+  };
+  followMinimap();
+  const stopFollowingMinimap = store.sub(minimapOpenAtom, followMinimap);
 
   const onPageHide = () => session.leaveOnPageClose();
   window.addEventListener('pagehide', onPageHide);
 
   return async () => {
     window.removeEventListener('pagehide', onPageHide);
+    stopFollowingMinimap();
     clearInterval(minimapTimer);
     unregister();
     store.set(connectedAtom, false);

@@ -155,11 +155,14 @@ test('* on game_players with player_id=neq.<own> sees others insert, update and 
 });
 
 test('INSERT on game_combat_logs with victim_id=eq.<own> only delivers attacks on the subscriber', async () => {
-  // Fresh players: the authority rules want attacker and victims present, outside spawn, within 64 px.
-  const [attacker, victim] = await Promise.all([signInPlayer(server), signInPlayer(server)]);
-  for (const [player, x] of [[attacker, 300], [victim, 320], [carol, 280]] as const) {
-    const row = { player_id: player.address, player_name: 'Fighter', x, y: 300, health: 100 };
-    assert.is((await player.client.from('game_players').upsert(row, { onConflict: 'player_id' })).error, null);
+  // Fresh players: the authority rules want them to enter at spawn, then stand present,
+  // outside spawn and within 64 px of each other (spawn ends at x = 96 px).
+  const [attacker, victim, bystander] = await Promise.all([signInPlayer(server), signInPlayer(server), signInPlayer(server)]);
+  for (const [player, x] of [[attacker, 110], [victim, 130], [bystander, 100]] as const) {
+    for (const at of [90, x]) {
+      const row = { player_id: player.address, player_name: 'Fighter', x: at, y: 16, health: 100 };
+      assert.is((await player.client.from('game_players').upsert(row, { onConflict: 'player_id' })).error, null);
+    }
   }
   const feed = await subscribe(victim.client, [{ event: 'INSERT', schema: 'public', table: 'game_combat_logs', filter: `victim_id=eq.${victim.address}` }]);
   const hit = (target: string) => ({
@@ -172,7 +175,7 @@ test('INSERT on game_combat_logs with victim_id=eq.<own> only delivers attacks o
     x: 9,
     y: 9,
   });
-  assert.is((await attacker.client.from('game_combat_logs').insert(hit(carol.address))).error, null);
+  assert.is((await attacker.client.from('game_combat_logs').insert(hit(bystander.address))).error, null);
   assert.is((await attacker.client.from('game_combat_logs').insert(hit(victim.address))).error, null);
   const [event] = await feed.next(1);
   await settle();
