@@ -45,12 +45,22 @@ export function pushPoseAt(buf: PoseBuffer, t: number, x: number, y: number): vo
   if (buf.count < SLOTS) buf.count++;
 }
 
+/**
+ * How far the sender-to-world clock offset may drop per received pose, in ms. The offset is the
+ * smallest delay seen; when a pose arrives faster than any before, moving the whole timeline
+ * at once would make the player leap ahead. Slewing it plays the catch-up at most 4 ms per pose
+ * (6 % faster at 15 Hz) instead.
+ */
+export const OFFSET_SLEW_MS = 4;
+
 /** Appends a live pose stamped `senderTime` by the sender's clock, received at world time `now`. */
 export function pushLivePose(buf: PoseBuffer, now: number, senderTime: number, x: number, y: number): void {
   const offset = now - senderTime;
-  if (!(offset >= buf.offset)) buf.offset = offset;
+  if (Number.isNaN(buf.offset)) buf.offset = offset;
+  else if (offset < buf.offset) buf.offset = Math.max(offset, buf.offset - OFFSET_SLEW_MS);
   buf.lastLive = now;
-  pushPoseAt(buf, senderTime + buf.offset, x, y);
+  // A pose that came faster than the slewed offset expects is stamped on arrival, not in the future.
+  pushPoseAt(buf, Math.min(senderTime + buf.offset, now), x, y);
 }
 
 /** The interpolated position at world time `t` into `out` (clamped to the oldest and newest pose). Returns false when empty. */

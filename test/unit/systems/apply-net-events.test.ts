@@ -80,6 +80,24 @@ test('live poses are drawn 100 ms late and interpolated, never jumping', () => {
   assert.is(xs[12], 20.25);
 });
 
+test('a pose that arrives faster than the ones before does not make the player leap ahead', () => {
+  const { w } = setup();
+  // A pose every 4 steps (64 ms), walking 12 px each, each arriving 80 ms after it was sent,
+  // except one that arrives at once: the smallest delay seen drops by 80 ms.
+  const xs: number[] = [];
+  for (let i = 0; i < 60; i++) {
+    if (i % 4 === 0) {
+      const delay = i === 24 ? 0 : 80;
+      w.queues.inbox.push({ kind: 'playerPose', id: 'ann', x: i * 3, y: 0, facing: 1, moving: true, swinging: false, t: 10_000 + i * 16 - delay });
+    }
+    step(w);
+    const ann = findPlayer(w, 'ann');
+    xs.push(w.transform.x[ann]!);
+  }
+  // Walking is 3 px per 16 ms step; with the offset slewed, no step draws more than 3.75 px.
+  for (let i = 1; i < xs.length; i++) assert.ok(xs[i]! - xs[i - 1]! <= 3.75 + 1e-9, `step ${i} moved ${xs[i]! - xs[i - 1]!}`);
+});
+
 test('playerLeft removes the player, and an old reference no longer resolves', () => {
   const { w } = setup();
   w.queues.inbox.push(upsert('bob', 320, 64));
