@@ -13,7 +13,7 @@ export interface RefusalLike {
 export function describeRefusal(error: RefusalLike, subject: 'block' | 'chat' | 'voice' | 'attack'): string {
   const code = error.code ?? '';
   const message = error.message ?? '';
-  if (code === '429' || code === 'PGRST429' || code === 'P0429' || /rate limit|too many|slow down/i.test(message)) {
+  if (code === 'TS429' || /rate limit|too many|slow down/i.test(message)) {
     return subject === 'chat' ? 'You are sending messages too fast. Slow down.' : 'Too fast. Slow down a little.';
   }
   if (code === '23505') return 'Someone already built there.';

@@ -63,7 +63,7 @@ test('an untrusted appearance keeps valid fields and defaults the rest', () => {
 
 test('refusals are told in words', () => {
   assert.is(describeRefusal({ code: '23505', message: 'duplicate key' }, 'block'), 'Someone already built there.');
-  assert.is(describeRefusal({ code: 'P0429', message: 'rate limit' }, 'chat'), 'You are sending messages too fast. Slow down.');
+  assert.is(describeRefusal({ code: 'TS429', message: 'Too many chat messages: slow down' }, 'chat'), 'You are sending messages too fast. Slow down.');
   assert.is(describeRefusal({ code: '23514', message: 'violates check constraint "game_blocks_outside_spawn"' }, 'block'), 'Cannot build in spawn area - protected zone!');
 });
 
