@@ -43,9 +43,8 @@ export async function openDatabase(dataDir: string): Promise<Database> {
       if (!isRequestRole(claims.role)) return Promise.reject(new Error(`unknown role ${claims.role}`));
       const role = claims.role;
       return transaction(async (tx) => {
-        // The role is one of REQUEST_ROLES, so it is safe as an identifier; SET LOCAL ends with the transaction.
-        await tx.exec(`set local role ${role}`);
-        await tx.query(`select set_config('request.jwt.claims', $1, true)`, [JSON.stringify(claims)]);
+        // One round trip sets both, each local to the transaction (set_config('role', …, true) is SET LOCAL ROLE).
+        await tx.query(`select set_config('role', $1, true), set_config('request.jwt.claims', $2, true)`, [role, JSON.stringify(claims)]);
         return fn(tx);
       });
     },
