@@ -59,8 +59,7 @@ export function pushLivePose(buf: PoseBuffer, now: number, senderTime: number, x
   if (Number.isNaN(buf.offset)) buf.offset = offset;
   else if (offset < buf.offset) buf.offset = Math.max(offset, buf.offset - OFFSET_SLEW_MS);
   buf.lastLive = now;
-  // A pose that came faster than the slewed offset expects is stamped on arrival, not in the future.
-  pushPoseAt(buf, Math.min(senderTime + buf.offset, now), x, y);
+  pushPoseAt(buf, senderTime + buf.offset, x, y);
 }
 
 /** The interpolated position at world time `t` into `out` (clamped to the oldest and newest pose). Returns false when empty. */

@@ -163,17 +163,26 @@ test('minimap: 200 px square, You and Other Players, Range: 100 blocks, dots fad
   assert.match(legend, /You/);
   assert.match(legend, /Other Players/);
   assert.ok(await page.getByText('Range: 100 blocks').isVisible());
+  // Opening the map loads positions once; the next refresh is 10 s away.
+  await page.waitForTimeout(500);
   await setState(page, `s.store.set(s.minimapPlayersAtom, [
     { id: 'a', name: 'Fresh', x: 320, y: 320, seenAt: Date.now() },
     { id: 'b', name: 'Old', x: -320, y: 320, seenAt: Date.now() - 10 * 60 * 1000 },
   ]);`);
-  const alpha = (dx: number) =>
-    page.locator('[data-testid=minimap-canvas]').evaluate((c: HTMLCanvasElement, offset) => c.getContext('2d')!.getImageData(100 + offset, 120, 1, 1).data[0], dx);
+  /** The red channel at the centre of the dot `dx` px right of the map's centre, and of the ground beside it. */
+  const red = (dx: number) =>
+    page.locator('[data-testid=minimap-canvas]').evaluate((c: HTMLCanvasElement, offset) => {
+      const ctx = c.getContext('2d')!;
+      return [ctx.getImageData(100 + offset, 120, 1, 1).data[0]!, ctx.getImageData(100 + offset + 6, 120, 1, 1).data[0]!];
+    }, dx);
   await page.waitForFunction(() => {
     const c = document.querySelector('[data-testid=minimap-canvas]') as HTMLCanvasElement;
-    return c.getContext('2d')!.getImageData(120, 120, 1, 1).data[0]! > 200;
+    return c.getContext('2d')!.getImageData(120, 120, 1, 1).data[0] === 0xe4;
   });
-  assert.ok((await alpha(20))! > (await alpha(-20))!, 'the old dot is fainter');
+  // The fresh dot is drawn at full opacity (#e43b44); the old one at 0.3 over the ground.
+  assert.is((await red(20))[0], 0xe4);
+  const [oldDot, ground] = await red(-20);
+  assert.ok(Math.abs(oldDot! - (0.3 * 0xe4 + 0.7 * ground!)) <= 2, `the old dot is drawn at 0.3 (${oldDot} over ${ground})`);
   await context.close();
 });
 

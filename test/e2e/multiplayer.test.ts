@@ -158,7 +158,8 @@ test('blocks placed and removed by one player appear for the other', async ({ al
   await walk(alice.page, 'KeyD', 1000);
   const { tileX, tileY } = await landTileRightOf(alice.page);
   await clickTile(alice.page, tileX, tileY, 'left');
-  assert.is(await alice.page.evaluate(([x, y]) => window.__tessera!.tileAt(x!, y!), [tileX, tileY]), 'stone');
+  // The engine applies the click on its next step.
+  assert.is(await until<string>(alice.page, `window.__tessera.tileAt(${tileX}, ${tileY})`), 'stone');
   assert.is(await until<string>(bob.page, `window.__tessera.tileAt(${tileX}, ${tileY})`), 'stone');
   await clickTile(bob.page, tileX, tileY, 'right');
   await until(alice.page, `window.__tessera.tileAt(${tileX}, ${tileY}) === null`);

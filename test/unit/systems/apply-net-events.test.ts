@@ -82,20 +82,23 @@ test('live poses are drawn 100 ms late and interpolated, never jumping', () => {
 
 test('a pose that arrives faster than the ones before does not make the player leap ahead', () => {
   const { w } = setup();
-  // A pose every 4 steps (64 ms), walking 12 px each, each arriving 80 ms after it was sent,
-  // except one that arrives at once: the smallest delay seen drops by 80 ms.
+  // The sender walks 12 px per 64 ms and sends a pose each time; each takes 80 ms to arrive,
+  // except pose 6, which arrives at once (before pose 5): the smallest delay seen drops by 80 ms.
+  const arrivals = Array.from({ length: 16 }, (_, k) => ({ k, at: 64 * k + (k === 6 ? 0 : 80) }));
   const xs: number[] = [];
-  for (let i = 0; i < 60; i++) {
-    if (i % 4 === 0) {
-      const delay = i === 24 ? 0 : 80;
-      w.queues.inbox.push({ kind: 'playerPose', id: 'ann', x: i * 3, y: 0, facing: 1, moving: true, swinging: false, t: 10_000 + i * 16 - delay });
+  for (let i = 0; i < 80; i++) {
+    for (const { k, at } of arrivals) {
+      if (at > w.time && at <= w.time + 16) {
+        w.queues.inbox.push({ kind: 'playerPose', id: 'ann', x: 12 * k, y: 0, facing: 1, moving: true, swinging: false, t: 50_000 + 64 * k });
+      }
     }
     step(w);
     const ann = findPlayer(w, 'ann');
-    xs.push(w.transform.x[ann]!);
+    if (ann) xs.push(w.transform.x[ann]!);
   }
   // Walking is 3 px per 16 ms step; with the offset slewed, no step draws more than 3.75 px.
   for (let i = 1; i < xs.length; i++) assert.ok(xs[i]! - xs[i - 1]! <= 3.75 + 1e-9, `step ${i} moved ${xs[i]! - xs[i - 1]!}`);
+  assert.is(xs[xs.length - 1], 12 * 15);
 });
 
 test('playerLeft removes the player, and an old reference no longer resolves', () => {
