@@ -25,6 +25,8 @@ export interface BlockSyncOptions {
   world: SupportWorld;
   /** Called after every live-channel status change, with the new status. */
   onStatus?(status: string): void;
+  /** Called when a player is seen building live (for the online count). */
+  onActivity?(playerId: string, at: number): void;
 }
 
 /** The block side of the network session. */
@@ -46,7 +48,9 @@ export function createBlockSync(db: SupabaseClient, options: BlockSyncOptions): 
   const channel: RealtimeChannel = db
     .channel('game_blocks')
     .on('postgres_changes', { event: 'INSERT', schema: 'public', table: 'game_blocks' }, (change) => {
-      deliver(blockRowToEvent(change.new as BlockRow));
+      const row = change.new as BlockRow;
+      deliver(blockRowToEvent(row));
+      options.onActivity?.(row.player_id, row.created_at ? Date.parse(row.created_at) : Date.now());
     })
     .on('postgres_changes', { event: 'DELETE', schema: 'public', table: 'game_blocks' }, (change) => {
       const old = change.old as Partial<BlockRow>;

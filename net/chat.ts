@@ -17,6 +17,8 @@ export interface ChatOptions {
   playerName(): string;
   /** Receives the whole list, oldest first, every time it changes. */
   onMessages(messages: readonly ChatRow[]): void;
+  /** Called for each new message (for the online count). */
+  onActivity?(playerId: string, at: number): void;
 }
 
 /** The chat side of the network session. */
@@ -40,6 +42,7 @@ export function createChat(db: SupabaseClient, options: ChatOptions): Chat {
       if (ids.has(row.id)) continue;
       ids.add(row.id);
       messages.push(row);
+      options.onActivity?.(row.player_id, Date.parse(row.created_at));
       changed = true;
     }
     if (!changed) return;

@@ -90,7 +90,9 @@ export async function startSession(options: SessionOptions): Promise<Session> {
     everConnected ||= connected;
   }
 
+  const online = followOnlineCount(db, playerId, now, options.onOnlineCount);
   const blocks = createBlockSync(db, {
+    onActivity: online.noteActive,
     playerId,
     playerName: options.playerName,
     emit,
@@ -100,7 +102,7 @@ export async function startSession(options: SessionOptions): Promise<Session> {
   });
   const presence = createPresence(db, { playerId, readLocal: options.readLocal, emit, now });
   const poses = createPoseChannels(db, { playerId, emit, now });
-  const chat = createChat(db, { playerId, playerName: options.playerName, onMessages: options.onChat });
+  const chat = createChat(db, { playerId, playerName: options.playerName, onMessages: options.onChat, onActivity: online.noteActive });
   const combat = createCombat(db, { playerId, playerName: options.playerName, emit });
   const voice = createVoice(db, {
     playerId,
@@ -108,7 +110,6 @@ export async function startSession(options: SessionOptions): Promise<Session> {
     listener: options.listener,
     play: options.playVoice,
   });
-  const stopOnline = followOnlineCount(db, playerId, now, options.onOnlineCount);
 
   async function resync() {
     const { x, y } = tile();
@@ -170,7 +171,7 @@ export async function startSession(options: SessionOptions): Promise<Session> {
     },
     async close() {
       clearInterval(timer);
-      stopOnline();
+      online.stop();
       authListener.subscription.unsubscribe();
       await flushing;
       await Promise.all([blocks.close(), poses.close(), chat.close(), combat.close(), voice.close()]);

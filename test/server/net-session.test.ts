@@ -17,6 +17,8 @@ interface Headless {
   tiles: Map<string, string>;
   notices: string[];
   events: NetEvent[];
+  /** Online counts as the session reported them. */
+  counts: number[];
   position: { x: number; y: number };
 }
 
@@ -28,6 +30,7 @@ async function headless(server: TestServer, player: TestPlayer, name: string, po
   const tiles = new Map<string, string>();
   const notices: string[] = [];
   const events: NetEvent[] = [];
+  const counts: number[] = [];
   // The engine side: apply block events as they arrive, and keep every event for assertions.
   const push = queues.inbox.push.bind(queues.inbox);
   queues.inbox.push = (...items: NetEvent[]) => {
@@ -55,10 +58,10 @@ async function headless(server: TestServer, player: TestPlayer, name: string, po
     playVoice: () => {},
     notice: (title, description) => notices.push(`${title}: ${description}`),
     onChat: () => {},
-    onOnlineCount: () => {},
+    onOnlineCount: (count) => counts.push(count),
     onConnected: () => {},
   });
-  return { player, session, queues, tiles, notices, events, position };
+  return { player, session, queues, tiles, notices, events, counts, position };
 }
 
 async function eventually(check: () => boolean | Promise<boolean>, what: string, timeout = 5000): Promise<void> {
@@ -136,6 +139,12 @@ test('removing where no local block exists asks the server', async ({ ann, bob }
     const { data } = await ann.player.client.from('game_blocks').select('x').eq('x', 20).eq('y', 20);
     return data?.length === 0;
   }, 'the server row removed');
+});
+
+test('the online count counts players who built or chatted, as soon as it sees them', async ({ ann, bob }) => {
+  assert.is(ann.counts[0], 1, 'alone at start');
+  // Both have built by now; each saw the other's block go in live, long before the 30 s refresh.
+  await eventually(() => ann.counts.at(-1) === 2 && bob.counts.at(-1) === 2, 'both counts at 2');
 });
 
 test('chat flows between sessions and a flood is told to slow down', async ({ ann }) => {
