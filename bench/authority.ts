@@ -11,6 +11,7 @@
  *           acknowledged row is looked up. Rows lost in total (target 0).
  */
 import { signInPlayer, startTestServer, makeDataDir, removeDataDir, type TestServer } from '../test/server/harness.js';
+import { median, percentile, round } from './stats.js';
 
 const RUNS = 3;
 const FLOOD_SECONDS = 5;
@@ -22,14 +23,6 @@ const CYCLES = 20;
 const KILL_WRITERS = 8;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-const round = (n: number, digits = 2) => Number(n.toFixed(digits));
-
-function percentile(values: number[], p: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
-}
-
-const median = (values: number[]) => percentile(values, 50);
 
 /** A block insert by raw fetch; resolves to the HTTP status (0 when the server is gone). */
 async function postBlock(url: string, anonKey: string, token: string, row: Record<string, unknown>): Promise<number> {

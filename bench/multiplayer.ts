@@ -9,18 +9,17 @@
  *   shown and until the whole table is loaded.
  * Each figure is the median of several runs where the issue asks for one.
  */
-import { chromium, type Page } from 'playwright-core';
-import { DEFAULT_APPEARANCE } from '../components/appearance-types.js';
-import type { NetEvent, NetQueues } from '../components/network.js';
+import { chromium } from 'playwright-core';
 import { biomeAt } from '../components/terrain.js';
 import { POSE_SEND_MS } from '../net/constants.js';
 import { createBlockSync } from '../net/blocks.js';
-import { startSession, type Session } from '../net/session.js';
 import { startDatabase } from '../server/db/index.js';
 import { DEFAULT_SEED } from '../src/game/mount.js';
 import { CHROMIUM_ARGS } from '../test/e2e/setup.js';
-import { createTestWallet as createBrowserWallet, installTestWallet } from '../test/e2e/wallet.js';
+import { enterWorld } from '../test/e2e/enter-world.js';
 import { makeDataDir, removeDataDir, signInPlayer, startTestServer, type TestServer } from '../test/server/harness.js';
+import { startHeadlessPlayer, type HeadlessPlayer } from '../test/server/headless-player.js';
+import { median, percentile, round } from './stats.js';
 
 const PLACEMENTS = 25;
 const POSE_RUNS = 3;
@@ -33,33 +32,14 @@ const LOAD_RUNS = 3;
 
 const print = (row: Record<string, unknown>) => console.log(JSON.stringify(row));
 
-function percentile(values: number[], p: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
-}
-
-const median = (values: number[]) => percentile(values, 50);
-const round = (value: number) => Math.round(value * 100) / 100;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Two browsers in the world; the first places blocks, the second times when each appears. */
 async function placementLatency(server: TestServer): Promise<void> {
   const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
   try {
-    const enter = async (name: string): Promise<Page> => {
-      const wallet = createBrowserWallet();
-      const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, baseURL: server.url });
-      await installTestWallet(context, wallet);
-      const page = await context.newPage();
-      await page.goto('/');
-      await page.evaluate(([address, username]) => localStorage.setItem(`username_${address}`, username!), [wallet.address, name]);
-      await page.getByRole('button', { name: 'CONNECT PHANTOM' }).click();
-      await page.getByRole('button', { name: 'ENTER WORLD' }).click();
-      await page.waitForFunction(() => document.querySelector('[data-testid=players-online]')?.textContent?.includes('✓'));
-      return page;
-    };
-    const builder = await enter('Builder');
-    const watcher = await enter('Watcher');
+    const { page: builder } = await enterWorld(browser, server.url, 'Builder');
+    const { page: watcher } = await enterWorld(browser, server.url, 'Watcher');
     // Out of spawn, then a row of land tiles to build on.
     await builder.keyboard.down('KeyD');
     await builder.waitForTimeout(1000);
@@ -118,47 +98,13 @@ async function placementLatency(server: TestServer): Promise<void> {
   }
 }
 
-/** A simulated player: a real session whose engine side is a position that walks. */
-interface Walker {
-  session: Session;
-  queues: NetQueues;
-  poses: number;
-  pose: { x: number; y: number; facing: number; moving: boolean };
-}
-
-async function walker(server: TestServer, name: string, x: number, y: number): Promise<Walker> {
-  const player = await signInPlayer(server);
-  const queues: NetQueues = { inbox: [], outbox: [] };
-  const self: Walker = { session: null as unknown as Session, queues, poses: 0, pose: { x, y, facing: 1, moving: false } };
-  // The engine side keeps nothing: count live poses and let the rest go.
-  queues.inbox.push = (...items: NetEvent[]) => {
-    for (const item of items) if (item.kind === 'playerPose') self.poses++;
-    return 0;
-  };
-  self.session = await startSession({
-    db: player.client,
-    url: server.url,
-    anonKey: server.anonKey,
-    playerId: player.address,
-    playerName: () => name,
-    queues,
-    readLocal: () => ({
-      id: player.address, name, ...self.pose, health: 100, maxHealth: 100, level: 1,
-      appearance: { ...DEFAULT_APPEARANCE }, isSwinging: false,
-    }),
-    world: { hasBlock: () => false, isWater: () => false },
-    listener: () => ({ id: player.address, x: self.pose.x, y: self.pose.y, audioEnabled: false, voiceOnline: false }),
-    playVoice: () => {},
-    notice: () => {},
-    onChat: () => {},
-    onOnlineCount: () => {},
-    onConnected: () => {},
-  });
-  return self;
+/** A simulated player: a real session whose engine side is a pose that walks. */
+async function walker(server: TestServer, name: string, x: number, y: number): Promise<HeadlessPlayer> {
+  return startHeadlessPlayer(server, await signInPlayer(server), { name, pose: { x, y, facing: 1, moving: false } });
 }
 
 /** Moves every walker at 3 px per 16 ms, back and forth around its start, until stopped. */
-function walkAll(walkers: Walker[]): () => void {
+function walkAll(walkers: HeadlessPlayer[]): () => void {
   let step = 0;
   const timer = setInterval(() => {
     step++;
@@ -180,11 +126,11 @@ async function poseRate(server: TestServer): Promise<void> {
   for (let run = 0; run < POSE_RUNS; run++) {
     const [mover, listener] = await Promise.all([walker(server, `Mover${run}`, 16, 16), walker(server, `Listener${run}`, 48, 16)]);
     await sleep(1500);
-    listener.poses = 0;
+    listener.posesHeard = 0;
     const stop = walkAll([mover]);
     await sleep(POSE_SECONDS * 1000);
     stop();
-    rates.push(listener.poses / POSE_SECONDS);
+    rates.push(listener.posesHeard / POSE_SECONDS);
     await Promise.all([mover.session.close(), listener.session.close()]);
   }
   print({ bench: 'multiplayer', case: 'pose-rate', runs: POSE_RUNS, hz: round(median(rates)), sendIntervalMs: POSE_SEND_MS });
@@ -192,17 +138,17 @@ async function poseRate(server: TestServer): Promise<void> {
 
 /** 50 walkers in 5 groups far apart: each should hear its own group only. */
 async function interest(server: TestServer): Promise<void> {
-  const walkers: Walker[] = [];
+  const walkers: HeadlessPlayer[] = [];
   for (let g = 0; g < GROUPS; g++) {
     // Groups 10,000 px apart: about ten regions, far beyond any 3x3 neighbourhood.
     for (let i = 0; i < GROUP_SIZE; i++) walkers.push(await walker(server, `G${g}P${i}`, g * 10_000 + 16 + i * 8, 16));
   }
   await sleep(2000);
-  for (const w of walkers) w.poses = 0;
+  for (const w of walkers) w.posesHeard = 0;
   const stop = walkAll(walkers);
   await sleep(INTEREST_SECONDS * 1000);
   stop();
-  const inbound = walkers.map((w) => w.poses / INTEREST_SECONDS);
+  const inbound = walkers.map((w) => w.posesHeard / INTEREST_SECONDS);
   const sentPerPlayer = 1000 / POSE_SEND_MS;
   print({
     bench: 'multiplayer',

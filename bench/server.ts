@@ -19,6 +19,7 @@ import { createClient, type SupabaseClient } from '@supabase/supabase-js';
 import WebSocket from 'ws';
 import { loadKeys, type TokenKeys } from '../server/auth/keys.js';
 import { signInPlayer } from '../test/server/harness.js';
+import { percentile, round } from './stats.js';
 
 const LATENCY_SAMPLES = 300;
 /** Inserts per signed-in player, below the per-wallet burst allowance of the authority rules. */
@@ -35,12 +36,6 @@ interface Server {
   dataDir: string;
 }
 
-function percentile(values: number[], p: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
-}
-
-const round = (n: number, digits = 2) => Number(n.toFixed(digits));
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 async function startServer(): Promise<Server> {

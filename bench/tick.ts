@@ -9,6 +9,7 @@ import { spawnSimulatedPlayer, startSwing } from '../components/players.js';
 import { createRandom } from '../components/prng.js';
 import { createGameWorld, type GameWorld } from '../components/world.js';
 import { step } from '../systems/pipeline.js';
+import { median, round } from './stats.js';
 
 const SIZES = [1e3, 1e4, 1e5, 1e6];
 const RUNS = 7;
@@ -17,10 +18,6 @@ const MOVING = 0.8;
 /** Share of players starting a swing each step. */
 const SWINGS_PER_STEP = 0.005;
 
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)]!;
-}
 
 function stepsFor(n: number): number {
   return Math.max(20, Math.min(400, Math.round(2e7 / n)));
@@ -93,7 +90,6 @@ for (const n of SIZES) {
   const msPerTick = median(ticks);
   const nsPerEntity = (msPerTick * 1e6) / n;
   const ceilingNsPerEntity = (median(ceilings) * 1e6) / n;
-  const round = (v: number, digits: number) => Number(v.toFixed(digits));
   console.log(JSON.stringify({
     bench: 'tick',
     entities: n,

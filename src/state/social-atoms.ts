@@ -3,15 +3,13 @@
  * the panels write the toggles (audio, voice online, recording) and read everything.
  */
 import { atom } from 'jotai';
+import type { MinimapPlayer } from '../../net/minimap.js';
+import type { ChatRow } from '../../net/rows.js';
+
+export type { MinimapPlayer };
 
 /** One row of game_chat_messages. */
-export interface ChatMessage {
-  id: string;
-  player_id: string;
-  player_name: string;
-  message: string;
-  created_at: string;
-}
+export type ChatMessage = ChatRow;
 
 /** Chat history and live messages, oldest first; null while the history is loading. */
 export const chatMessagesAtom = atom<ChatMessage[] | null>(null);
@@ -30,18 +28,6 @@ export const audioEnabledAtom = atom(true);
 
 /** False when the player stopped listening for incoming voice clips. */
 export const voiceOnlineAtom = atom(true);
-
-/** Another player's last known position for the minimap. */
-export interface MinimapPlayer {
-  id: string;
-  name: string;
-  /** Pixels. */
-  x: number;
-  /** Pixels. */
-  y: number;
-  /** When the position was last seen, in ms since the epoch. */
-  seenAt: number;
-}
 
 /** Other players on the minimap, excluding the local player. */
 export const minimapPlayersAtom = atom<MinimapPlayer[]>([]);

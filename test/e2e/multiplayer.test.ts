@@ -9,28 +9,22 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { chromium, type Browser, type Page } from 'playwright-core';
 import { biomeAt } from '../../components/terrain.js';
 import { DEFAULT_SEED } from '../../src/game/mount.js';
 import { CHROMIUM_ARGS, freePort, waitForServer } from './setup.js';
-import { createTestWallet, installTestWallet, type TestWallet } from './wallet.js';
+import { enterWorld, type PlayerInWorld } from './enter-world.js';
 
 /** Fake microphone, and clips may play without a click. */
 const MEDIA_ARGS = ['--use-fake-ui-for-media-stream', '--use-fake-device-for-media-stream', '--autoplay-policy=no-user-gesture-required'];
-
-interface Player {
-  wallet: TestWallet;
-  context: BrowserContext;
-  page: Page;
-}
 
 interface World {
   browser: Browser;
   server: ChildProcess;
   port: number;
   dataDir: string;
-  alice: Player;
-  bob: Player;
+  alice: PlayerInWorld;
+  bob: PlayerInWorld;
 }
 
 const test = suite<World>('multiplayer');
@@ -47,20 +41,6 @@ async function stopServer(server: ChildProcess): Promise<void> {
   const exited = new Promise((resolve) => server.once('exit', resolve));
   server.kill('SIGTERM');
   await exited;
-}
-
-/** A player connected, named and in the world. */
-async function enter(browser: Browser, port: number, name: string): Promise<Player> {
-  const wallet = createTestWallet();
-  const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, baseURL: `http://localhost:${port}` });
-  await installTestWallet(context, wallet);
-  const page = await context.newPage();
-  await page.goto('/');
-  await page.evaluate(([address, username]) => localStorage.setItem(`username_${address}`, username!), [wallet.address, name]);
-  await page.getByRole('button', { name: 'CONNECT PHANTOM' }).click();
-  await page.getByRole('button', { name: 'ENTER WORLD' }).click();
-  await page.locator('canvas.game-canvas').waitFor();
-  return { wallet, context, page };
 }
 
 /** Polls `check` in the page until it returns a truthy value. */
@@ -107,8 +87,8 @@ test.before(async (world) => {
     chromium.launch({ executablePath: '/usr/bin/chromium', args: [...CHROMIUM_ARGS, ...MEDIA_ARGS] }),
     waitForServer(`http://localhost:${world.port}/index.html`, world.server),
   ]);
-  world.alice = await enter(world.browser, world.port, 'Alice');
-  world.bob = await enter(world.browser, world.port, 'Bob');
+  world.alice = await enterWorld(world.browser, `http://localhost:${world.port}`, 'Alice');
+  world.bob = await enterWorld(world.browser, `http://localhost:${world.port}`, 'Bob');
 });
 
 test.after(async (world) => {

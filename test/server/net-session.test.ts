@@ -4,64 +4,23 @@
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { DEFAULT_APPEARANCE } from '../../components/appearance-types.js';
-import type { NetEvent, NetQueues } from '../../components/network.js';
-import { startSession, type Session } from '../../net/session.js';
-import { signInPlayer, startTestServer, type TestPlayer, type TestServer } from './harness.js';
+import type { NetEvent } from '../../components/network.js';
+import { startHeadlessPlayer, type HeadlessPlayer } from './headless-player.js';
+import { signInPlayer, startTestServer, type TestServer } from './harness.js';
 
-/** A headless player: a session whose engine side is a tile set and a fixed position. */
-interface Headless {
-  player: TestPlayer;
-  session: Session;
-  queues: NetQueues;
-  tiles: Map<string, string>;
-  notices: string[];
-  events: NetEvent[];
-  /** Online counts as the session reported them. */
-  counts: number[];
-  position: { x: number; y: number };
-}
+/** A headless player that also keeps every event it received. */
+type Headless = HeadlessPlayer & { events: NetEvent[] };
 
-/** Water is every tile with x >= 100, so support can be tested at a known shore. */
-const isWater = (x: number) => x >= 100;
-
-async function headless(server: TestServer, player: TestPlayer, name: string, position: { x: number; y: number }): Promise<Headless> {
-  const queues: NetQueues = { inbox: [], outbox: [] };
-  const tiles = new Map<string, string>();
-  const notices: string[] = [];
+async function headless(server: TestServer, name: string, x: number, y: number): Promise<Headless> {
   const events: NetEvent[] = [];
-  const counts: number[] = [];
-  // The engine side: apply block events as they arrive, and keep every event for assertions.
-  const push = queues.inbox.push.bind(queues.inbox);
-  queues.inbox.push = (...items: NetEvent[]) => {
-    for (const event of items) {
-      events.push(event);
-      if (event.kind === 'blockSet') tiles.set(`${event.x},${event.y}`, event.blockType);
-      if (event.kind === 'blockCleared') tiles.delete(`${event.x},${event.y}`);
-      if (event.kind === 'blocksReset') tiles.clear();
-    }
-    return push(...items);
-  };
-  const session = await startSession({
-    db: player.client,
-    url: server.url,
-    anonKey: server.anonKey,
-    playerId: player.address,
-    playerName: () => name,
-    queues,
-    readLocal: () => ({
-      id: player.address, name, ...position, health: 100, maxHealth: 100, level: 1,
-      appearance: { ...DEFAULT_APPEARANCE }, isSwinging: false, facing: 1, moving: false,
-    }),
-    world: { hasBlock: (x, y) => tiles.has(`${x},${y}`), isWater: (x) => isWater(x) },
-    listener: () => ({ id: player.address, ...position, audioEnabled: true, voiceOnline: true }),
-    playVoice: () => {},
-    notice: (title, description) => notices.push(`${title}: ${description}`),
-    onChat: () => {},
-    onOnlineCount: (count) => counts.push(count),
-    onConnected: () => {},
+  const player = await startHeadlessPlayer(server, await signInPlayer(server), {
+    name,
+    pose: { x, y, facing: 1, moving: false },
+    // Water is every tile with x >= 100, so support can be tested at a known shore.
+    isWater: (tileX) => tileX >= 100,
+    onEvent: (event) => events.push(event),
   });
-  return { player, session, queues, tiles, notices, events, counts, position };
+  return Object.assign(player, { events });
 }
 
 async function eventually(check: () => boolean | Promise<boolean>, what: string, timeout = 5000): Promise<void> {
@@ -76,8 +35,8 @@ const test = suite<{ server: TestServer; ann: Headless; bob: Headless }>('net se
 
 test.before(async (ctx) => {
   ctx.server = await startTestServer();
-  ctx.ann = await headless(ctx.server, await signInPlayer(ctx.server), 'Ann', { x: 16, y: 16 });
-  ctx.bob = await headless(ctx.server, await signInPlayer(ctx.server), 'Bob', { x: 40, y: 16 });
+  ctx.ann = await headless(ctx.server, 'Ann', 16, 16);
+  ctx.bob = await headless(ctx.server, 'Bob', 40, 16);
 });
 
 test.after(async ({ ann, bob, server }) => {

@@ -1,0 +1,91 @@
+/**
+ * A headless player: a real network session (net/) in Node whose engine side is a tile set,
+ * a pose the caller moves, and a record of what arrived. Used by the net suites and the
+ * multiplayer benchmark.
+ */
+import { DEFAULT_APPEARANCE } from '../../components/appearance-types.js';
+import type { NetEvent, NetQueues } from '../../components/network.js';
+import { startSession, type Session } from '../../net/session.js';
+import type { SupportWorld } from '../../net/support.js';
+import type { TestPlayer, TestServer } from './harness.js';
+
+/** Where the player stands and how it moves (pixels). */
+export interface HeadlessPose {
+  x: number;
+  y: number;
+  facing: number;
+  moving: boolean;
+}
+
+/** A running headless player. */
+export interface HeadlessPlayer {
+  player: TestPlayer;
+  session: Session;
+  queues: NetQueues;
+  /** Blocks as the engine would show them, by 'x,y'. */
+  tiles: Map<string, string>;
+  /** Toasts, as 'Title: text'. */
+  notices: string[];
+  /** Online counts as the session reported them. */
+  counts: number[];
+  /** Live poses received from other players. */
+  posesHeard: number;
+  pose: HeadlessPose;
+}
+
+/** Options of {@link startHeadlessPlayer}. */
+export interface HeadlessOptions {
+  name: string;
+  pose: HeadlessPose;
+  /** Terrain for the support rule; no water unless given. */
+  isWater?: SupportWorld['isWater'];
+  /** Sees every engine event as it arrives. */
+  onEvent?(event: NetEvent): void;
+}
+
+/** Signs nothing in: starts the session of an already signed-in `player`. */
+export async function startHeadlessPlayer(server: TestServer, player: TestPlayer, options: HeadlessOptions): Promise<HeadlessPlayer> {
+  const queues: NetQueues = { inbox: [], outbox: [] };
+  const self: HeadlessPlayer = {
+    player,
+    session: undefined as unknown as Session,
+    queues,
+    tiles: new Map(),
+    notices: [],
+    counts: [],
+    posesHeard: 0,
+    pose: options.pose,
+  };
+  // The engine side drains nothing: each event is applied as it is pushed.
+  queues.inbox.push = (...events: NetEvent[]) => {
+    for (const event of events) {
+      options.onEvent?.(event);
+      if (event.kind === 'blockSet') self.tiles.set(`${event.x},${event.y}`, event.blockType);
+      else if (event.kind === 'blockCleared') self.tiles.delete(`${event.x},${event.y}`);
+      else if (event.kind === 'blocksReset') self.tiles.clear();
+      else if (event.kind === 'playerPose') self.posesHeard++;
+    }
+    return 0;
+  };
+  const isWater = options.isWater ?? (() => false);
+  self.session = await startSession({
+    db: player.client,
+    url: server.url,
+    anonKey: server.anonKey,
+    playerId: player.address,
+    playerName: () => options.name,
+    queues,
+    readLocal: () => ({
+      id: player.address, name: options.name, ...self.pose, health: 100, maxHealth: 100, level: 1,
+      appearance: { ...DEFAULT_APPEARANCE }, isSwinging: false,
+    }),
+    world: { hasBlock: (x, y) => self.tiles.has(`${x},${y}`), isWater },
+    listener: () => ({ id: player.address, x: self.pose.x, y: self.pose.y, audioEnabled: true, voiceOnline: true }),
+    playVoice: () => {},
+    notice: (title, description) => self.notices.push(`${title}: ${description}`),
+    onChat: () => {},
+    onOnlineCount: (count) => self.counts.push(count),
+    onConnected: () => {},
+  });
+  return self;
+}
