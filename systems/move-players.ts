@@ -1,17 +1,18 @@
 import { asBuffer, query } from 'bitecs';
 import { WORLD_MAX_X, WORLD_MAX_Y, WORLD_MIN_X, WORLD_MIN_Y } from '../components/constants.js';
-import { GRID_CELL, KEY_BITS, KEY_MASK, KEY_OFFSET, NO_CELL, linkToCell, unlinkFromGrid, type SpatialGrid } from '../components/grid.js';
+import { GRID_CELL, KEY_BITS, KEY_OFFSET, NO_CELL, linkToCell, unlinkFromGrid, type SpatialGrid } from '../components/grid.js';
 import type { GameWorld } from '../components/world.js';
 
 const MIN_X = WORLD_MIN_X;
 const MAX_X = WORLD_MAX_X;
 const MIN_Y = WORLD_MIN_Y;
 const MAX_Y = WORLD_MAX_Y;
-// The cell key of components/grid.ts cellKey, computed inline for every player.
+// The cell key of components/grid.ts cellKey, computed inline for every player. Shifted by the
+// key offset in pixels, every position inside the world is positive, so truncating with `| 0`
+// is Math.floor (and cheaper), and the cell coordinates stay within KEY_MASK.
 const INV_CELL = 1 / GRID_CELL;
 const BITS = KEY_BITS;
-const MASK = KEY_MASK;
-const OFFSET = KEY_OFFSET;
+const OFFSET_PX = KEY_OFFSET * GRID_CELL;
 const NONE = NO_CELL;
 
 /** Moves `e` from its cell into the cell of `key`. */
@@ -40,7 +41,7 @@ function moveAll(
     const py = Math.fround(ny < MIN_Y ? MIN_Y : ny > MAX_Y ? MAX_Y : ny);
     x[e] = px;
     y[e] = py;
-    const key = (((Math.floor(py * INV_CELL) + OFFSET) & MASK) << BITS) | ((Math.floor(px * INV_CELL) + OFFSET) & MASK);
+    const key = ((((py + OFFSET_PX) * INV_CELL) | 0) << BITS) | (((px + OFFSET_PX) * INV_CELL) | 0);
     const old = cell[e]!;
     // Players out of the grid (defeated, or not indexed yet) are left to indexing.
     if (key === old || old === NONE) continue;

@@ -67,4 +67,19 @@ test('a player walking over a cell edge is found in its new cell', () => {
   assert.is(w.grid.cell[b], cellKey(30, 0));
 });
 
+test('walking across cell edges on the negative side, and to the world edge, keeps the cell of floor(x / 128)', () => {
+  const w = createGameWorld();
+  const a = spawnSimulatedPlayer(w, { id: 'a', name: 'A', x: -2 * GRID_CELL + 1, y: -GRID_CELL + 1 });
+  w.transform.vx[a] = -3;
+  w.transform.vy[a] = -3;
+  step(w);
+  assert.is(w.grid.cell[a], cellKey(-3, -2), 'x -258 is in cell -3, y -130 in cell -2');
+  const far = spawnSimulatedPlayer(w, { id: 'far', name: 'Far', x: -159_980, y: 159_980 });
+  w.transform.vx[far] = -3;
+  w.transform.vy[far] = 3;
+  for (let i = 0; i < 20; i++) step(w);
+  assert.is(w.grid.cell[far], cellKey(Math.floor(w.transform.x[far]! / GRID_CELL), Math.floor(w.transform.y[far]! / GRID_CELL)));
+  assert.is(w.grid.cell[far], cellKey(-1250, 1249));
+});
+
 test.run();
