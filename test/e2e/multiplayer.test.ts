@@ -67,7 +67,8 @@ async function landTileRightOf(page: Page): Promise<{ tileX: number; tileY: numb
   const tileY = Math.floor(me.y / 32);
   for (let tileX = Math.floor(me.x / 32) + 2; ; tileX++) {
     const biome = biomeAt(tileX, tileY, DEFAULT_SEED);
-    if (biome !== 'ocean' && biome !== 'tropical_ocean') return { tileX, tileY };
+    const inSpawn = Math.abs(tileX) <= 2 && Math.abs(tileY) <= 2;
+    if (!inSpawn && biome !== 'ocean' && biome !== 'tropical_ocean') return { tileX, tileY };
   }
 }
 
@@ -178,6 +179,25 @@ test('a sword hit outside spawn damages the other player once per second, with a
   await alice.page.keyboard.press('Space');
   assert.is(await until<number>(bob.page, 'window.__tessera.localPlayer().health === 50 && 50'), 50);
   assert.is(await until<number>(alice.page, `window.__tessera.remotePlayers().find(p => p.id === '${bob.wallet.address}').health === 50 && 50`, 12_000), 50);
+});
+
+test('at 0 HP the player is defeated, and everyone sees it respawn at spawn with full health', async ({ alice, bob }) => {
+  for (const health of [25, 0]) {
+    await alice.page.waitForTimeout(1050);
+    await alice.page.keyboard.press('Space');
+    await until(bob.page, `window.__tessera.localPlayer().health === ${health}`);
+  }
+  await bob.page.getByText('DEFEATED', { exact: false }).first().waitFor();
+  // The engine brings Bob back 3 s later at spawn; his next heartbeat tells Alice.
+  await until(bob.page, `window.__tessera.localPlayer().health === 100`, 6000);
+  const back = await local(bob.page);
+  assert.equal([back.x, back.y, back.zone], [0, 0, 'safe']);
+  const seen = await until<{ x: number; health: number }>(
+    alice.page,
+    `(() => { const b = window.__tessera.remotePlayers().find(p => p.id === '${bob.wallet.address}'); return b && b.health === 100 && Math.abs(b.x) < 1 && b; })()`,
+    12_000,
+  );
+  assert.is(seen.health, 100);
 });
 
 test('a voice clip from the fake microphone is heard by the nearby player', async ({ alice, bob }) => {
