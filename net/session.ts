@@ -17,8 +17,8 @@ import type { ChatRow, LocalPlayerState } from './rows.js';
 import type { SupportWorld } from './support.js';
 import { createVoice, type Listener } from './voice.js';
 
-/** How often the outbox is flushed and the local pose is looked at (about 30 Hz). */
-const FLUSH_MS = 33;
+/** How often the outbox is flushed and the local pose is looked at: once per engine step. */
+const FLUSH_MS = 16;
 /** Fewest ms between two extra heartbeats sent when the player stops moving. */
 const STOP_HEARTBEAT_MS = 1000;
 
