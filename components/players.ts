@@ -7,7 +7,7 @@ import { addComponent, addEntity, removeEntity } from 'bitecs';
 import { DEFAULT_APPEARANCE, type Appearance } from './appearance-types.js';
 import { readLook, writeLook } from './appearance.js';
 import { pushSwing } from './combat.js';
-import { DAMAGE_COOLDOWN_MS, MAX_HEALTH, START_LEVEL, TILE_SIZE } from './constants.js';
+import { DAMAGE_COOLDOWN_MS, DEFAULT_NAME, MAX_HEALTH, START_LEVEL, TILE_SIZE } from './constants.js';
 import { markForIndex, unlinkFromGrid } from './grid.js';
 import { createPoseBuffer } from './pose.js';
 import { BIOME_LABELS, biomeAt, isSpawnTile } from './terrain.js';
@@ -16,7 +16,8 @@ import { KIND, type GameWorld } from './world.js';
 /** What a new player starts with; omitted fields take SPEC.md §3 defaults. */
 export interface PlayerInit {
   id: string;
-  name: string;
+  /** 'Player1' when omitted. */
+  name?: string;
   x?: number;
   y?: number;
   appearance?: Appearance;
@@ -58,7 +59,7 @@ function spawn(world: GameWorld, kind: number, init: PlayerInit): number {
   writeLook(world.look, eid, init.appearance ?? DEFAULT_APPEARANCE);
   world.kind[eid] = kind;
   world.ids[eid] = init.id;
-  world.names[eid] = init.name;
+  world.names[eid] = init.name ?? DEFAULT_NAME;
   world.byId.set(init.id, eid);
   markForIndex(world.grid, eid);
   noteHealth(world, eid);

@@ -22,8 +22,6 @@ export const ONLINE_REFRESH_MS = 30000;
 export const MINIMAP_REFRESH_MS = 10000;
 /** Voice range in tiles. */
 export const VOICE_RANGE_TILES = 500;
-/** Damage of one sword hit. */
-export const SWORD_DAMAGE = 25;
 /** Blocks loaded per request when loading the world. */
 export const BLOCK_PAGE_SIZE = 1000;
 /** Tiles around the player loaded before the rest of the world. */
