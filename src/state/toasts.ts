@@ -21,8 +21,13 @@ export function dismissToast(id: number): void {
   store.set(toastsAtom, (toasts) => toasts.filter((toast) => toast.id !== id));
 }
 
-/** Shows `toast` and removes it after {@link TOAST_DURATION_MS}. */
+/**
+ * Shows `toast` and removes it after {@link TOAST_DURATION_MS}. A toast identical to one still
+ * on screen is not shown twice, so a burst of the same refusal reads as one message.
+ */
 export function showToast(toast: Toast): void {
+  const shown = store.get(toastsAtom);
+  if (shown.some((t) => t.title === toast.title && t.description === toast.description && t.variant === toast.variant)) return;
   const id = nextId++;
   store.set(toastsAtom, (toasts) => [...toasts, { ...toast, id }]);
   setTimeout(() => dismissToast(id), TOAST_DURATION_MS);
