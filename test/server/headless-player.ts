@@ -43,7 +43,7 @@ export interface HeadlessOptions {
   onEvent?(event: NetEvent): void;
 }
 
-/** Signs nothing in: starts the session of an already signed-in `player`. */
+/** Starts the network session of `player`, who must already be signed in. */
 export async function startHeadlessPlayer(server: TestServer, player: TestPlayer, options: HeadlessOptions): Promise<HeadlessPlayer> {
   const queues: NetQueues = { inbox: [], outbox: [] };
   const self: HeadlessPlayer = {
