@@ -3,27 +3,49 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { AuthError } from './auth/errors.js';
-import { handleAuth } from './auth/handler.js';
-import { loadKeys, type TokenKeys } from './auth/keys.js';
+import { handleAuth, type AuthContext } from './auth/handler.js';
+import { loadKeys } from './auth/keys.js';
+import { createRateLimiter } from './auth/rate-limit.js';
+import { loadRevocations, refusingEnded } from './auth/revocations.js';
+import { resolveSite, type ConfigError, type Site, type SiteSettings } from './auth/site.js';
 import { startDatabase } from './db/index.js';
 import { applyCors } from './http/cors.js';
-import { requestOrigin, sendJson } from './http/respond.js';
+import { apiServiceOf, notFoundBody } from './http/not-found.js';
+import { sendJson } from './http/respond.js';
+import { applySecurityHeaders, contentSecurityPolicy } from './http/security.js';
 import { attachRealtime } from './realtime/index.js';
 import { loadCatalog } from './rest/catalog.js';
 import { RestError } from './rest/errors.js';
 import { handleRest, type RestContext } from './rest/handler.js';
 import { createRefusalCache } from './rest/refusals.js';
-import { createStaticHandler } from './static.js';
+import { BadPathError, createStaticHandler } from './static.js';
 
-/** Where the server listens, keeps its data and finds the built client. */
-export interface ServerOptions {
+/** Web3 sign-ins allowed per IP address in {@link SIGN_IN_WINDOW_MS} unless configured (the Supabase CLI's `[auth.rate_limit] web3`). */
+export const DEFAULT_SIGN_INS_PER_IP = 30;
+/** Web3 sign-ins allowed per wallet in {@link SIGN_IN_WINDOW_MS}: a player reloading now and then stays far below it. */
+export const SIGN_INS_PER_WALLET = 10;
+/** The window of the sign-in rate limits: 5 minutes, as hosted Supabase counts them. */
+export const SIGN_IN_WINDOW_MS = 5 * 60 * 1000;
+
+/** The Auth API version whose error shape (`{code, message}`) this server answers in. */
+const AUTH_API_VERSION = '2024-01-01';
+
+/** Where the server listens, keeps its data and finds the built client, and the site it signs players in for. */
+export interface ServerOptions extends SiteSettings {
   port: number;
   dataDir: string;
-  distDir: string;
+  /** The public folder of the built client (`dist/public`): everything in it is served. */
+  publicDir: string;
   /** Folder of the migrations; defaults to `supabase/migrations` under the working directory. */
   migrationsDir?: string;
   /** Host to bind; defaults to all interfaces. */
   host?: string;
+  /** An existing PostgreSQL (`DATABASE_URL`) instead of the embedded cluster in `dataDir`. */
+  databaseUrl?: string;
+  /** Pooled database connections (`DB_POOL`). */
+  poolSize?: number;
+  /** Web3 sign-ins per IP address in 5 minutes; defaults to {@link DEFAULT_SIGN_INS_PER_IP}. */
+  signInsPerIp?: number;
 }
 
 /** A running server. */
@@ -32,6 +54,8 @@ export interface RunningServer {
   url: string;
   /** Stops accepting connections, closes Realtime and the database, releases the DATA_DIR lock. */
   close(): Promise<void>;
+  /** Settles if the embedded PostgreSQL dies under the running server. */
+  lost: Promise<Error>;
 }
 
 function pathUnder(pathname: string, prefix: string): string | null {
@@ -39,12 +63,18 @@ function pathUnder(pathname: string, prefix: string): string | null {
   return pathname.startsWith(`${prefix}/`) ? pathname.slice(prefix.length) : null;
 }
 
-async function configJson(req: IncomingMessage, distDir: string, keys: TokenKeys): Promise<string> {
-  const hosted = await readFile(join(distDir, 'config.json'), 'utf8').catch(() => null);
-  return hosted ?? JSON.stringify({ supabaseUrl: requestOrigin(req), supabaseAnonKey: keys.anonKey });
+/** The hosted build's `config.json` (written by `npm run build` with SUPABASE_URL set), if any. */
+async function hostedConfig(publicDir: string): Promise<{ text: string; supabaseUrl: string } | null> {
+  const text = await readFile(join(publicDir, 'config.json'), 'utf8').catch(() => null);
+  return text === null ? null : { text, supabaseUrl: (JSON.parse(text) as { supabaseUrl: string }).supabaseUrl };
 }
 
 function sendError(req: IncomingMessage, res: ServerResponse, error: unknown): void {
+  if (error instanceof BadPathError) {
+    res.writeHead(400, { 'Content-Type': 'text/plain; charset=utf-8', 'Cache-Control': 'no-cache' });
+    res.end('Bad Request: the path is not valid percent-encoding');
+    return;
+  }
   const known = error instanceof RestError || error instanceof AuthError;
   const status = known ? error.status : 500;
   const code = known ? error.code : 'internal';
@@ -54,46 +84,80 @@ function sendError(req: IncomingMessage, res: ServerResponse, error: unknown): v
     res.end();
     return;
   }
-  const headers = error instanceof RestError ? error.headers : {};
+  const headers = known ? error.headers : {};
   sendJson(res, status, known ? error.body() : { code: 'internal', message: 'Internal server error' }, headers);
 }
 
 /**
- * Starts Tessera's embedded backend: locks `dataDir`, opens PGlite, applies the migrations,
+ * Starts Tessera's embedded backend: locks `dataDir`, starts PostgreSQL there (or connects to
+ * `databaseUrl`), applies the migrations,
  * attaches Realtime and serves `/rest/v1`, `/auth/v1`, `/realtime/v1/websocket`,
- * `/config.json` and the built client from `distDir` on `port` (0 picks a free port).
+ * `/config.json` and the built client from `publicDir` on `port` (0 picks a free port). Any
+ * other path under an API prefix is a JSON 404 in the owning service's shape; every answer
+ * carries the security headers of `http/security.ts`. Sign-in is bound to `siteUrl` (default:
+ * this server's loopback origins) and the allow-list; throws {@link ConfigError} for a
+ * malformed URL before anything starts.
  */
 export async function startServer(options: ServerOptions): Promise<RunningServer> {
-  const db = await startDatabase(options.dataDir, options.migrationsDir ?? join(process.cwd(), 'supabase', 'migrations'));
+  // Checks the URLs before the database starts; the real port is known once listening.
+  resolveSite(options, options.port);
+  const db = await startDatabase({
+    dataDir: options.dataDir,
+    migrationsDir: options.migrationsDir ?? join(process.cwd(), 'supabase', 'migrations'),
+    databaseUrl: options.databaseUrl,
+    poolSize: options.poolSize,
+  });
   try {
-    const keys = await loadKeys(options.dataDir);
+    const revocations = await loadRevocations(db);
+    const keys = refusingEnded(await loadKeys(options.dataDir), revocations);
     const rest: RestContext = { db, keys, catalog: await loadCatalog(db), refusals: createRefusalCache() };
-    const serveStatic = createStaticHandler(options.distDir);
+    const serveStatic = createStaticHandler(options.publicDir);
+    const hosted = await hostedConfig(options.publicDir);
+    const csp = contentSecurityPolicy(hosted?.supabaseUrl);
+    const signInLimits: Pick<AuthContext, 'signInsPerIp' | 'signInsPerWallet'> = {
+      signInsPerIp: createRateLimiter(options.signInsPerIp ?? DEFAULT_SIGN_INS_PER_IP, SIGN_IN_WINDOW_MS),
+      signInsPerWallet: createRateLimiter(SIGN_INS_PER_WALLET, SIGN_IN_WINDOW_MS),
+    };
+    // Set once listening, when the port that 0 asks for is known; no request arrives before.
+    let site: Site | null = null;
 
     const route = async (req: IncomingMessage, res: ServerResponse) => {
       const pathname = new URL(req.url ?? '/', 'http://x').pathname;
-      const restPath = pathUnder(pathname, '/rest/v1');
-      const authPath = pathUnder(pathname, '/auth/v1');
-      if (restPath !== null || authPath !== null) {
+      const service = apiServiceOf(pathname);
+      if (service) {
         if (applyCors(req, res)) return;
+        const restPath = pathUnder(pathname, '/rest/v1');
         if (restPath !== null) return handleRest(req, res, restPath, rest);
-        return handleAuth(req, res, authPath!, db, keys);
+        const authPath = pathUnder(pathname, '/auth/v1');
+        if (authPath !== null) {
+          // GoTrue names the API version of its error bodies; auth-js reads `code` only then.
+          res.setHeader('X-Supabase-Api-Version', AUTH_API_VERSION);
+          return handleAuth(req, res, authPath, { db, keys, site: site!, revocations, ...signInLimits });
+        }
+        return sendJson(res, 404, notFoundBody(service, req, pathname));
       }
-      if (pathname === '/config.json') return sendJson(res, 200, await configJson(req, options.distDir, keys), { 'Cache-Control': 'no-cache' });
+      if (pathname === '/config.json') {
+        const config = hosted?.text ?? JSON.stringify({ supabaseUrl: site!.origin, supabaseAnonKey: keys.anonKey });
+        return sendJson(res, 200, config, { 'Cache-Control': 'no-cache' });
+      }
       return serveStatic(req, res);
     };
 
     const server = createServer((req, res) => {
+      applySecurityHeaders(res, csp);
       route(req, res).catch((error: unknown) => sendError(req, res, error));
     });
     const realtime = await attachRealtime(server, { db, verifyToken: (token) => keys.verify(token), anonKey: keys.anonKey });
+    revocations.onRevoked((sessionId) => realtime.endSession(sessionId));
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen(options.port, options.host, () => resolve());
     });
     const { port } = server.address() as AddressInfo;
+    site = resolveSite(options, port);
     return {
       url: `http://localhost:${port}`,
+      lost: db.lost,
       close: async () => {
         const closed = new Promise<void>((resolve) => server.close(() => resolve()));
         server.closeAllConnections();

@@ -1,14 +1,15 @@
-import { dirname } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startServer } from './app.js';
+import { ConfigError } from './auth/site.js';
+import { readEnv } from './config.js';
 import { DataDirLockedError } from './db/index.js';
 
-const port = Number(process.env.PORT ?? 5173);
-const dataDir = process.env.DATA_DIR ?? './data';
-const distDir = dirname(fileURLToPath(import.meta.url));
+/** The built client sits in `public/` next to this bundle; only that folder is served. */
+const publicDir = join(dirname(fileURLToPath(import.meta.url)), 'public');
 
 try {
-  const server = await startServer({ port, dataDir, distDir });
+  const server = await startServer({ ...readEnv(process.env), publicDir });
   console.log(`Tessera listening on ${server.url}`);
   let stopping = false;
   const stop = (signal: string) => {
@@ -22,9 +23,13 @@ try {
       },
     );
   };
+  void server.lost.then((error) => {
+    console.error(error.message);
+    process.exit(1);
+  });
   process.on('SIGINT', () => stop('SIGINT'));
   process.on('SIGTERM', () => stop('SIGTERM'));
 } catch (error) {
-  console.error(error instanceof DataDirLockedError ? error.message : error);
+  console.error(error instanceof DataDirLockedError || error instanceof ConfigError ? error.message : error);
   process.exit(1);
 }

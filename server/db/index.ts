@@ -1,36 +1,69 @@
 import { join } from 'node:path';
 import type { Database } from './types.js';
 import { bootstrap } from './bootstrap.js';
+import { startCluster } from './cluster.js';
+import { importPgliteIfPresent } from './import-pglite.js';
 import { lockDataDir } from './lock.js';
 import { migrate } from './migrate.js';
-import { openDatabase } from './open.js';
+import { DEFAULT_POOL_SIZE, openPool } from './pool.js';
 
 export type { Claims, Database, Field, Queryable, QueryResult } from './types.js';
 export { DataDirLockedError } from './lock.js';
 
+/** Where the database lives and how many connections to keep. */
+export interface DatabaseOptions {
+  /** DATA_DIR: the lock, the embedded cluster (`postgres/`) and its socket (`run/`). */
+  dataDir: string;
+  migrationsDir: string;
+  /** An existing PostgreSQL to use instead of starting the embedded cluster. */
+  databaseUrl?: string;
+  /** Pooled connections; default {@link DEFAULT_POOL_SIZE}. */
+  poolSize?: number;
+}
+
+/** The server's database, and how it can be lost. */
+export interface ServerDatabase extends Database {
+  /** Settles when the embedded PostgreSQL exits without being asked to; never with DATABASE_URL. */
+  lost: Promise<Error>;
+}
+
 /**
- * Locks `dataDir`, opens the database in it, bootstraps the hosted-Supabase basics and applies
- * the migrations in `migrationsDir`. `close()` closes the database and releases the lock.
+ * Locks `dataDir`, starts the embedded PostgreSQL cluster in it (or connects to `databaseUrl`),
+ * bootstraps the hosted-Supabase basics, applies the migrations and, once, imports a world
+ * left by the earlier PGlite version. `close()` closes the pool, stops the cluster and
+ * releases the lock.
  */
-export async function startDatabase(dataDir: string, migrationsDir: string): Promise<Database> {
-  const unlock = lockDataDir(dataDir);
-  let db: Database;
-  try {
-    db = await openDatabase(join(dataDir, 'pgdata'));
-  } catch (error) {
-    unlock();
-    throw error;
-  }
-  const close = async () => {
-    await db.close();
-    unlock();
+export async function startDatabase(options: DatabaseOptions): Promise<ServerDatabase> {
+  const unlock = lockDataDir(options.dataDir);
+  const cleanups: (() => Promise<void> | void)[] = [unlock];
+  const cleanup = async () => {
+    for (const step of cleanups.splice(0).reverse()) await step();
   };
   try {
+    let connection;
+    let lost: Promise<Error> = new Promise<Error>(() => undefined);
+    if (options.databaseUrl) {
+      connection = { connectionString: options.databaseUrl };
+    } else {
+      const cluster = await startCluster(options.dataDir);
+      let stopping = false;
+      cleanups.push(() => {
+        stopping = true;
+        return cluster.stop();
+      });
+      connection = cluster.connection;
+      lost = cluster.exited.then((code) => new Promise<Error>((resolve) => {
+        if (!stopping) resolve(new Error(`PostgreSQL exited unexpectedly (code ${code}); see ${join(options.dataDir, 'postgres.log')}`));
+      }));
+    }
+    const db = openPool(connection, options.poolSize ?? DEFAULT_POOL_SIZE, (error) => console.error(`database: ${error.message}`));
+    cleanups.push(() => db.close());
     await bootstrap(db);
-    await migrate(db, migrationsDir);
+    await migrate(db, options.migrationsDir);
+    await importPgliteIfPresent(db, options.dataDir);
+    return { ...db, lost, close: cleanup };
   } catch (error) {
-    await close();
+    await cleanup();
     throw error;
   }
-  return { ...db, close };
 }

@@ -1,5 +1,6 @@
 import { closeSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
+import { processStartTime, processState } from './processes.js';
 
 /** The lock file's name inside DATA_DIR. */
 export const LOCK_FILE = 'tessera.lock';
@@ -12,18 +13,30 @@ export class DataDirLockedError extends Error {
   }
 }
 
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
+/** `pid start-time` of this process, as the lock file records it. */
+function identity(pid: number): string {
+  return `${pid} ${processStartTime(pid) ?? ''}`.trim();
 }
 
 /**
- * Takes the exclusive lock on `dataDir`: a file created with O_EXCL that holds this process id.
- * A lock left by a process that no longer runs (killed) is taken over. Returns the release function.
+ * True when the holder written in a lock file still runs: the pid exists, is not a zombie left
+ * unreaped by its parent, and (where /proc tells) has the recorded start time, so a pid reused
+ * by another program after a restart does not keep the lock.
+ */
+function holderAlive(recorded: string): number | null {
+  const [pidText, startTime] = recorded.trim().split(' ');
+  const pid = Number(pidText);
+  if (!Number.isInteger(pid) || pid <= 0 || pid === process.pid) return null;
+  if (processState(pid) === 'gone') return null;
+  const now = processStartTime(pid);
+  if (startTime && now && now !== startTime) return null;
+  return pid;
+}
+
+/**
+ * Takes the exclusive lock on `dataDir`: a file created with O_EXCL that holds this process's
+ * id and start time. A lock left by a process that no longer runs (killed, or a zombie) is taken
+ * over. Returns the release function.
  */
 export function lockDataDir(dataDir: string): () => void {
   mkdirSync(dataDir, { recursive: true });
@@ -31,15 +44,13 @@ export function lockDataDir(dataDir: string): () => void {
   for (let attempt = 0; attempt < 2; attempt++) {
     try {
       const fd = openSync(lockPath, 'wx');
-      writeSync(fd, String(process.pid));
+      writeSync(fd, identity(process.pid));
       closeSync(fd);
       return () => rmSync(lockPath, { force: true });
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-      const holder = Number(readFileSync(lockPath, 'utf8').trim());
-      if (Number.isInteger(holder) && holder > 0 && holder !== process.pid && isAlive(holder)) {
-        throw new DataDirLockedError(lockPath, holder);
-      }
+      const holder = holderAlive(readFileSync(lockPath, 'utf8'));
+      if (holder !== null) throw new DataDirLockedError(lockPath, holder);
       rmSync(lockPath, { force: true });
     }
   }

@@ -19,6 +19,12 @@ export async function migrate(db: Database, dir: string): Promise<string[]> {
     if (applied.has(version)) continue;
     const sql = await readFile(join(dir, file), 'utf8');
     await db.transaction(async (tx) => {
+      // No time budget for schema changes; the lock keeps two servers on one database from
+      // applying the same migration at once.
+      await tx.query('set local statement_timeout = 0');
+      await tx.query('select pg_advisory_xact_lock(hashtext($1))', ['supabase_migrations']);
+      const again = await tx.query('select 1 from supabase_migrations.schema_migrations where version = $1', [version]);
+      if (again.rows.length > 0) return;
       await tx.exec(sql);
       await tx.query('insert into supabase_migrations.schema_migrations (version, name) values ($1, $2)', [version, name]);
     });

@@ -33,22 +33,21 @@ export interface Queryable {
 }
 
 /**
- * The embedded database. PGlite has one connection, so every call here is serialised: a
- * call waits until the previous one (or the previous transaction) is over. Inside a
- * `withClaims` or `transaction` callback use the `tx` it receives, never the database itself,
- * which would wait for the transaction that is waiting for it.
+ * The database: a pool of PostgreSQL connections. `query` and `exec` run on any free
+ * connection; a `withClaims` or `transaction` callback holds one connection for its
+ * transaction and must use the `tx` it receives for every statement of it.
  */
 export interface Database extends Queryable {
   /**
-   * Runs `fn` in one transaction under the caller's role and claims
-   * (SET LOCAL ROLE and set_config('request.jwt.claims', …, true)): both end with the
-   * transaction, so nothing leaks into the next caller. Rolls back if `fn` throws.
+   * Runs `fn` in one transaction under the caller's role, claims and that role's
+   * statement_timeout (SET LOCAL ROLE, set_config('request.jwt.claims', …, true)): all end
+   * with the transaction, so nothing leaks into the next caller. Rolls back if `fn` throws.
    */
   withClaims<T>(claims: Claims, fn: (tx: Queryable) => Promise<T>): Promise<T>;
   /** Runs `fn` in one transaction as the database owner. Rolls back if `fn` throws. */
   transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
   /** Calls `onPayload` for each NOTIFY on `channel`; resolves to a function that stops listening. */
   listen(channel: string, onPayload: (payload: string) => void): Promise<() => Promise<void>>;
-  /** Waits for the running work, then closes the database. */
+  /** Closes the listeners and the pool once the running work is over. */
   close(): Promise<void>;
 }

@@ -1,14 +1,16 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { makeDataDir, removeDataDir, signInPlayer, startTestServer } from './harness.js';
+import { enterAtSpawn } from './rules.js';
 
 test('acknowledged writes survive kill -9 and a restart on the same DATA_DIR', async () => {
   const dataDir = await makeDataDir();
   try {
     const first = await startTestServer(dataDir);
     const player = await signInPlayer(first);
+    await enterAtSpawn(player, 'Durable');
     const rows = Array.from({ length: 20 }, (_, i) => ({
-      x: 100 + i, y: 7, block_type: 'marble', player_id: player.address, player_name: 'Durable',
+      x: -10 + i, y: 7, block_type: 'marble', player_id: player.address, player_name: 'Durable',
     }));
     for (const row of rows) {
       const { error } = await player.client.from('game_blocks').insert(row);
@@ -69,7 +71,6 @@ test('a second server on the same DATA_DIR exits non-zero naming the lock', asyn
     assert.is(res.status, 200);
   } finally {
     await first.stop();
-    await removeDataDir(first.dataDir);
   }
 });
 

@@ -1,0 +1,28 @@
+import { ConfigError } from './auth/site.js';
+import type { ServerOptions } from './app.js';
+
+/** The settings `npm start` reads from the environment (README, "Configuration"). */
+export type EnvSettings = Pick<ServerOptions, 'port' | 'dataDir' | 'siteUrl' | 'additionalRedirectUrls' | 'signInsPerIp' | 'databaseUrl' | 'poolSize'>;
+
+function positiveInteger(name: string, value: string): number {
+  const number = Number(value);
+  if (!Number.isInteger(number) || number <= 0) throw new ConfigError(`${name} must be a positive integer, got ${JSON.stringify(value)}`);
+  return number;
+}
+
+/**
+ * Reads PORT (default 5173), DATA_DIR (default ./data), SITE_URL, ADDITIONAL_REDIRECT_URLS
+ * (comma-separated), RATE_LIMIT_WEB3, DATABASE_URL and DB_POOL. Throws {@link ConfigError} for a malformed number;
+ * the URLs are checked by the server when it starts.
+ */
+export function readEnv(env: NodeJS.ProcessEnv): EnvSettings {
+  return {
+    port: env.PORT ? Number(env.PORT) : 5173,
+    dataDir: env.DATA_DIR || './data',
+    siteUrl: env.SITE_URL || undefined,
+    additionalRedirectUrls: (env.ADDITIONAL_REDIRECT_URLS ?? '').split(',').map((url) => url.trim()).filter((url) => url !== ''),
+    signInsPerIp: env.RATE_LIMIT_WEB3 ? positiveInteger('RATE_LIMIT_WEB3', env.RATE_LIMIT_WEB3) : undefined,
+    databaseUrl: env.DATABASE_URL || undefined,
+    poolSize: env.DB_POOL ? positiveInteger('DB_POOL', env.DB_POOL) : undefined,
+  };
+}
