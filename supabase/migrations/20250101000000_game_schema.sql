@@ -1,4 +1,4 @@
--- Tessera game schema: the six tables of SPEC.md section 3, their validation rules as
+-- Tessera game schema: the six tables of docs/game-rules.md §3, their validation rules as
 -- constraints, row-level security keyed by the signed-in wallet, and the realtime publication.
 -- Applies to the embedded server and, unchanged, to a hosted Supabase project.
 

@@ -5,6 +5,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { removeDataDir, signInPlayer, startTestServer, type TestPlayer, type TestServer } from './harness.js';
+import { createRules, nameOf, type Rules, type WriteResult } from './rules.js';
 
 let server: TestServer;
 /** Reads tables for the before/after comparisons; never writes. */
@@ -16,80 +17,18 @@ let guard: TestPlayer;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-const ORDER: Record<string, string> = {
-  game_chat_messages: 'id',
-  game_blocks: 'x,y',
-  game_voice_messages: 'id',
-  game_players: 'player_id',
-  game_combat_logs: 'id',
-  game_player_stats: 'player_id',
-};
-
-async function snapshot(table: string): Promise<unknown[]> {
-  let query = reader.client.from(table).select('*');
-  for (const column of ORDER[table]!.split(',')) query = query.order(column);
-  const { data, error } = await query;
-  assert.is(error, null);
-  return data!;
-}
-
-interface WriteResult {
-  error: { code?: string; message?: string } | null;
-  status: number;
-}
-
-/** Runs `write`, expects `code` (and `status`), and checks that `table` did not change. */
-async function refused(label: string, table: string, write: () => PromiseLike<WriteResult>, code: string, status?: number, message?: RegExp) {
-  const before = await snapshot(table);
-  const { error, status: got } = await write();
-  assert.is(error?.code, code, `${label}: ${JSON.stringify(error)}`);
-  if (status !== undefined) assert.is(got, status, label);
-  if (message) assert.match(error!.message!, message, label);
-  assert.equal(await snapshot(table), before, `${label}: no row changed`);
-}
-
-const positions = new Map<string, { x: number; y: number }>();
-
-const presenceRow = (p: TestPlayer, x: number, y: number, extra: Record<string, unknown> = {}) => ({
-  player_id: p.address, player_name: 'Hostile', x, y, health: 100, max_health: 100, level: 1,
-  appearance: { skinColor: '#FFDBAC', hairStyle: 'short' }, is_swinging: false, ...extra,
-});
-
-/** A presence heartbeat at (x, y), as the client sends it. */
-async function beat(p: TestPlayer, x: number, y: number, extra: Record<string, unknown> = {}) {
-  const result = await p.client.from('game_players').upsert(presenceRow(p, x, y, extra), { onConflict: 'player_id' });
-  if (!result.error) positions.set(p.address, { x, y });
-  return result;
-}
-
-/** Enters at spawn and walks to (x, y) at a legal pace: 90 px steps, 450 ms apart (200 px/s). */
-async function walkTo(p: TestPlayer, x: number, y: number) {
-  if (!positions.has(p.address)) assert.is((await beat(p, 90, Math.max(-60, Math.min(90, y)))).error, null);
-  let at: { x: number; y: number } = positions.get(p.address)!;
-  for (;;) {
-    const dx = x - at.x;
-    const dy = y - at.y;
-    const d = Math.hypot(dx, dy);
-    const step = Math.min(1, 90 / Math.max(d, 1));
-    const next = { x: Math.round(at.x + dx * step), y: Math.round(at.y + dy * step) };
-    const { error } = await beat(p, next.x, next.y);
-    assert.is(error, null, JSON.stringify(error));
-    at = next;
-    if (at.x === x && at.y === y) return;
-    await sleep(450);
-  }
-}
-
-const hit = (from: TestPlayer, to: TestPlayer, extra: Record<string, unknown> = {}) => ({
-  attacker_id: from.address, attacker_name: 'Hostile', victim_id: to.address, victim_name: 'Target',
-  damage: 25, weapon_type: 'sword', x: 0, y: 0, ...extra,
-});
-const attack = (from: TestPlayer, to: TestPlayer, extra: Record<string, unknown> = {}) =>
-  from.client.from('game_combat_logs').insert(hit(from, to, extra));
+let snapshot: Rules['snapshot'];
+let refused: Rules['refused'];
+let beat: Rules['beat'];
+let walkTo: Rules['walkTo'];
+let attack: Rules['attack'];
+let hit: Rules['hit'];
+const presenceRow = (p: TestPlayer, x: number, y: number) => ({ player_id: p.address, player_name: nameOf(p), x, y });
 
 test.before(async () => {
   server = await startTestServer();
   [reader, attacker, victim, far, guard] = await Promise.all(Array.from({ length: 5 }, () => signInPlayer(server)));
+  ({ snapshot, refused, beat, walkTo, hit, attack } = createRules(reader));
   await Promise.all([walkTo(attacker, 100, 0), walkTo(victim, 100, 30), walkTo(far, 460, 0), walkTo(guard, 60, 30)]);
 });
 
@@ -145,10 +84,9 @@ test('stats follow the combat log', async () => {
   await refused('stats for a wallet with no log', 'game_player_stats', () => victim.client.from('game_player_stats').insert({ player_id: victim.address, player_name: 'V', damage_dealt: 25 }), '23514');
 });
 
-test('presence: bounds, appearance, and server time', async () => {
+test('presence: bounds, appearance, and server time (health and level: test/server/earned.test.ts)', async () => {
   const bad: [string, Record<string, unknown>][] = [
-    ['health above max', { health: 101 }], ['negative health', { health: -1 }], ['max_health 200', { max_health: 200, health: 150 }],
-    ['level 0', { level: 0 }], ['unknown appearance key', { appearance: { wings: 'yes' } }],
+    ['unknown appearance key', { appearance: { wings: 'yes' } }],
     ['bad colour', { appearance: { skinColor: 'red' } }], ['short colour', { appearance: { hairColor: '#FFF' } }],
     ['bad style', { appearance: { hairStyle: 'mohawk' } }], ['style not a string', { appearance: { shirtStyle: ['tank'] } }],
     ['appearance not an object', { appearance: ['#FFFFFF'] }],
@@ -185,8 +123,14 @@ test('presence: only a defeated player respawns at spawn', async () => {
   await refused('teleport to spawn while alive', 'game_players', () => beat(far, 0, 0), '23514');
   const duelist = await signInPlayer(server);
   await walkTo(duelist, 430, 0);
+  // The server's health, not the client's: a heartbeat claiming 25 HP is not one hit from defeat.
   await Promise.all([beat(far, 460, 0, { health: 25 }), beat(duelist, 430, 0)]);
-  assert.is((await attack(duelist, far)).error, null);
+  for (let hits = 0; hits < 4; hits++) {
+    if (hits > 0) await sleep(1000); // one hit per 1000 ms counts
+    await beat(far, 460, 0);
+    assert.is((await attack(duelist, far)).error, null);
+    if (hits < 3) await refused('teleport to spawn while wounded', 'game_players', () => beat(far, 0, 0), '23514');
+  }
   assert.is((await beat(far, 0, 0)).error, null, 'defeated: back to spawn');
 });
 
@@ -196,16 +140,16 @@ test('player names are trimmed, non-empty and at most 20 characters everywhere',
   const me = writer.address;
   const writes: [string, (name: string) => PromiseLike<WriteResult>][] = [
     ['game_chat_messages', (name) => writer.client.from('game_chat_messages').insert({ player_id: me, player_name: name, message: 'hi' })],
-    ['game_blocks', (name) => writer.client.from('game_blocks').insert({ x: 900, y: 900, block_type: 'stone', player_id: me, player_name: name })],
+    ['game_blocks', (name) => writer.client.from('game_blocks').insert({ x: 5, y: 5, block_type: 'stone', player_id: me, player_name: name })],
     ['game_voice_messages', (name) => writer.client.from('game_voice_messages').insert({ player_id: me, player_name: name, audio_data: 'AAAA', x: 1, y: 1 })],
     ['game_players', (name) => writer.client.from('game_players').upsert({ ...presenceRow(writer, 0, 0), player_name: name }, { onConflict: 'player_id' })],
     ['game_player_stats', (name) => writer.client.from('game_player_stats').upsert({ player_id: me, player_name: name, damage_dealt: 0 }, { onConflict: 'player_id' })],
     ['game_combat_logs', (name) => attacker.client.from('game_combat_logs').insert({ ...hit(attacker, victim), attacker_name: name })],
   ];
   // A hit the combat rules allow, so that only the name can refuse it.
-  await Promise.all([beat(attacker, 100, 0), beat(victim, 100, 30)]);
+  await Promise.all([beat(attacker, 100, 0), beat(victim, 100, 30), beat(writer, 0, 0)]);
   for (const [table, write] of writes) {
-    for (const name of names) await refused(`${table} ${JSON.stringify(name)}`, table, () => write(name), '23514', 400, /_name"/);
+    for (const name of names) await refused(`${table} ${JSON.stringify(name)}`, table, () => write(name), '23514', 400, /_name"|^Names cannot contain control characters\.$/);
   }
   assert.is((await writes[0]![1]('N'.repeat(20))).error, null);
   assert.is((await writes[3]![1]('Ünïcødé Name')).error, null);
@@ -213,6 +157,7 @@ test('player names are trimmed, non-empty and at most 20 characters everywhere',
 
 test('voice clips: base64 only, at most 1,000,000 characters', async () => {
   const speaker = await signInPlayer(server);
+  await beat(speaker, 0, 0);
   const clip = (audio: string) => speaker.client.from('game_voice_messages').insert({ player_id: speaker.address, player_name: 'Voice', audio_data: audio, x: 1, y: 1 });
   await refused('1,000,004 characters', 'game_voice_messages', () => clip('A'.repeat(1_000_004)), '23514', 400);
   await refused('not base64', 'game_voice_messages', () => clip('<script>alert(1)</script>'), '23514');
@@ -222,26 +167,30 @@ test('voice clips: base64 only, at most 1,000,000 characters', async () => {
 
 test('blocks keep server time and stay inside the world', async () => {
   const builder = await signInPlayer(server);
-  const row = { x: 800, y: 800, block_type: 'stone', player_id: builder.address, player_name: 'Builder', created_at: '2000-01-01T00:00:00Z' };
+  await beat(builder, 0, 0);
+  const row = { x: 8, y: -8, block_type: 'stone', player_id: builder.address, player_name: 'Builder', created_at: '2000-01-01T00:00:00Z' };
   const placed = await builder.client.from('game_blocks').insert(row).select('created_at').single();
   const stamp = placed.data!.created_at as string;
   assert.ok(Math.abs(Date.parse(stamp) - Date.now()) < 60_000);
-  const changed = await builder.client.from('game_blocks').update({ created_at: '2099-01-01T00:00:00Z' }).eq('x', 800).eq('y', 800).select('created_at').single();
+  const changed = await builder.client.from('game_blocks').update({ created_at: '2099-01-01T00:00:00Z' }).eq('x', 8).eq('y', -8).select('created_at').single();
   assert.is(changed.data!.created_at, stamp);
   await refused('outside the world', 'game_blocks', () => builder.client.from('game_blocks').insert({ ...row, x: 5000 }), '23514');
 });
 
 test('rates: a burst, then 429 TS429 with Retry-After; other wallets are unaffected', async () => {
   const [flooder, bystander] = await Promise.all([signInPlayer(server), signInPlayer(server)]);
-  const blocks = (n: number, y: number) => Array.from({ length: n }, (_, i) => ({ x: 1000 + i, y, block_type: 'dirt', player_id: flooder.address, player_name: 'Flood' }));
-  await refused('41 blocks in one request', 'game_blocks', () => flooder.client.from('game_blocks').insert(blocks(41, 1000)), 'TS429', 429);
+  await Promise.all([beat(flooder, 0, 0), beat(bystander, 0, 0)]);
+  // Rows of 25 tiles (x -12..12) below spawn, all inside the flooder's view.
+  const blocks = (n: number, y: number) =>
+    Array.from({ length: n }, (_, i) => ({ x: -12 + (i % 25), y: y + Math.floor(i / 25), block_type: 'dirt', player_id: flooder.address, player_name: 'Flood' }));
+  await refused('41 blocks in one request', 'game_blocks', () => flooder.client.from('game_blocks').insert(blocks(41, 3)), 'TS429', 429);
   // That refusal spent no token: the request's own rows were rolled back with it.
-  assert.is((await flooder.client.from('game_blocks').insert(blocks(40, 1001))).error, null);
+  assert.is((await flooder.client.from('game_blocks').insert(blocks(40, 3))).error, null);
   const token = (await flooder.client.auth.getSession()).data.session!.access_token;
   const res = await fetch(`${server.url}/rest/v1/game_blocks`, {
     method: 'POST',
     headers: { apikey: server.anonKey, authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-    body: JSON.stringify(blocks(8, 1002)),
+    body: JSON.stringify(blocks(8, 5)),
   });
   assert.is(res.status, 429);
   assert.ok(Number(res.headers.get('retry-after')) >= 1);
@@ -251,12 +200,12 @@ test('rates: a burst, then 429 TS429 with Retry-After; other wallets are unaffec
   // Hammering on does not shut the flooder out: the refill (8 per second) still gets through.
   const started = Date.now();
   let placed = 0;
-  for (let x = 2000; Date.now() - started < 600; x++) {
-    if (!(await flooder.client.from('game_blocks').insert({ ...blocks(1, 1004)[0], x })).error) placed++;
+  while (Date.now() - started < 600) {
+    if (!(await flooder.client.from('game_blocks').insert({ ...blocks(1, 6)[0], x: -12 + placed })).error) placed++;
   }
   const allowed = 1 + (8 * (Date.now() - started)) / 1000;
   assert.ok(placed >= 1 && placed <= allowed + 1, `${placed} placed, refill allows ${allowed}`);
-  const other = await bystander.client.from('game_blocks').insert({ x: 1000, y: 1003, block_type: 'gold', player_id: bystander.address, player_name: 'Calm' });
+  const other = await bystander.client.from('game_blocks').insert({ x: -12, y: 8, block_type: 'gold', player_id: bystander.address, player_name: 'Calm' });
   assert.is(other.error, null);
 
   const chat = (n: number) => flooder.client.from('game_chat_messages').insert(Array.from({ length: n }, (_, i) => ({ player_id: flooder.address, player_name: 'Flood', message: `m${i}` })));

@@ -3,7 +3,8 @@ import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { SignJWT } from 'jose';
-import { createTestClient, removeDataDir, signInPlayer, startTestServer, type TestPlayer, type TestServer } from './harness.js';
+import { createTestClient, signInPlayer, startTestServer, type TestPlayer, type TestServer } from './harness.js';
+import { enterAtSpawn } from './rules.js';
 
 let server: TestServer;
 let alice: TestPlayer;
@@ -13,11 +14,12 @@ test.before(async () => {
   server = await startTestServer();
   alice = await signInPlayer(server);
   bob = await signInPlayer(server);
+  // Building needs a fresh presence row and a tile in view: blocks below stay within x -12..12, y -9..9.
+  await Promise.all([enterAtSpawn(alice, 'Alice'), enterAtSpawn(bob, 'Bob')]);
 });
 
 test.after(async () => {
   await server.stop();
-  await removeDataDir(server.dataDir);
 });
 
 const block = (player: TestPlayer, x: number, y: number, blockType = 'stone') => ({
@@ -30,10 +32,10 @@ const block = (player: TestPlayer, x: number, y: number, blockType = 'stone') =>
 
 test('anon cannot write (401 42501) and reads nothing', async () => {
   const anon = createTestClient(server);
-  const insert = await anon.from('game_blocks').insert(block(alice, 10, 10));
+  const insert = await anon.from('game_blocks').insert(block(alice, 10, 8));
   assert.is(insert.status, 401);
   assert.is(insert.error!.code, '42501');
-  await alice.client.from('game_blocks').insert(block(alice, 11, 11));
+  await alice.client.from('game_blocks').insert(block(alice, 11, 8));
   const read = await anon.from('game_blocks').select('*');
   assert.equal(read.data, []);
 });
@@ -42,7 +44,7 @@ test("writing another player's rows is refused with 403 42501", async () => {
   const chat = await alice.client.from('game_chat_messages').insert({ player_id: bob.address, player_name: 'Bob', message: 'hi' });
   assert.is(chat.status, 403);
   assert.is(chat.error!.code, '42501');
-  const place = await alice.client.from('game_blocks').insert(block(bob, 12, 12));
+  const place = await alice.client.from('game_blocks').insert(block(bob, 12, 8));
   assert.is(place.error!.code, '42501');
   const attack = await alice.client.from('game_combat_logs').insert({
     attacker_id: bob.address, attacker_name: 'Bob', victim_id: alice.address, victim_name: 'Alice', damage: 25, x: 9, y: 9,
@@ -64,9 +66,9 @@ test("another player's presence can be neither overwritten nor deleted", async (
 });
 
 test("any signed-in player may remove another's block outside spawn", async () => {
-  await bob.client.from('game_blocks').insert(block(bob, -30, 4));
-  const removed = await alice.client.from('game_blocks').delete().eq('x', -30).eq('y', 4).select('x, y');
-  assert.equal(removed.data, [{ x: -30, y: 4 }]);
+  await bob.client.from('game_blocks').insert(block(bob, -12, 4));
+  const removed = await alice.client.from('game_blocks').delete().eq('x', -12).eq('y', 4).select('x, y');
+  assert.equal(removed.data, [{ x: -12, y: 4 }]);
 });
 
 test('spawn protection and block types are constraints (400 23514)', async () => {
@@ -75,13 +77,13 @@ test('spawn protection and block types are constraints (400 23514)', async () =>
   assert.is(spawn.error!.code, '23514');
   const edge = await alice.client.from('game_blocks').insert(block(alice, 3, -2));
   assert.is(edge.error, null);
-  const unknown = await alice.client.from('game_blocks').insert(block(alice, 40, 40, 'lava'));
+  const unknown = await alice.client.from('game_blocks').insert(block(alice, 9, -7, 'lava'));
   assert.is(unknown.error!.code, '23514');
 });
 
 test('one block per tile (409 23505)', async () => {
-  await alice.client.from('game_blocks').insert(block(alice, 60, 1));
-  const again = await bob.client.from('game_blocks').insert(block(bob, 60, 1));
+  await alice.client.from('game_blocks').insert(block(alice, 12, 1));
+  const again = await bob.client.from('game_blocks').insert(block(bob, 12, 1));
   assert.is(again.status, 409);
   assert.is(again.error!.code, '23505');
 });
@@ -131,7 +133,7 @@ test('request errors: unknown table 404, unknown column 400, oversized body 413'
   const table = await alice.client.from('nope').select('*');
   assert.is(table.status, 404);
   assert.is(table.error!.code, 'PGRST205');
-  const column = await alice.client.from('game_blocks').insert({ ...block(alice, 70, 70), colour: 'red' });
+  const column = await alice.client.from('game_blocks').insert({ ...block(alice, 7, 7), colour: 'red' });
   assert.is(column.error!.code, 'PGRST204');
   const filter = await alice.client.from('game_blocks').select('*').eq('colour', 'red');
   assert.is(filter.error!.code, '42703');
