@@ -1,14 +1,31 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Claims, Database } from '../db/index.js';
 import { readBody } from '../http/body.js';
-import { bearerToken, requestOrigin, sendJson } from '../http/respond.js';
+import { notFoundBody } from '../http/not-found.js';
+import { bearerToken, sendJson } from '../http/respond.js';
 import { AuthError } from './errors.js';
-import type { TokenKeys } from './keys.js';
+import { TokenError, type TokenKeys } from './keys.js';
+import type { RateLimiter } from './rate-limit.js';
+import type { Revocations } from './revocations.js';
 import { sessionResponse } from './session.js';
+import type { Site } from './site.js';
 import { endSessions, getUser, refreshSession, signInWeb3 } from './users.js';
 import { verifyWeb3Grant, type Web3Grant } from './web3.js';
 
 const BODY_LIMIT = 64 * 1024;
+
+/** What the Auth routes need. `keys` must refuse tokens of ended sessions. */
+export interface AuthContext {
+  db: Database;
+  keys: TokenKeys;
+  /** The site sign-in is bound to; its origin is the token issuer's base. */
+  site: Site;
+  revocations: Revocations;
+  /** Web3 sign-ins per client IP address. */
+  signInsPerIp: RateLimiter;
+  /** Web3 sign-ins per wallet, counted once the signature is verified. */
+  signInsPerWallet: RateLimiter;
+}
 
 async function readJson(req: IncomingMessage): Promise<Record<string, unknown>> {
   const text = await readBody(req, BODY_LIMIT);
@@ -25,6 +42,7 @@ async function userClaims(req: IncomingMessage, keys: TokenKeys): Promise<Claims
   const token = bearerToken(req);
   if (!token) throw new AuthError(401, 'no_authorization', 'This endpoint requires a Bearer token');
   const claims = await keys.verify(token).catch((error: Error) => {
+    if (error instanceof TokenError && error.reason === 'revoked') throw new AuthError(403, 'session_not_found', error.message);
     throw new AuthError(403, 'bad_jwt', `invalid JWT: ${error.message}`);
   });
   if (typeof claims.sub !== 'string' || claims.role === 'anon') {
@@ -33,38 +51,46 @@ async function userClaims(req: IncomingMessage, keys: TokenKeys): Promise<Claims
   return claims as Claims & { sub: string };
 }
 
+function overLimit(retryAfterSeconds: number): AuthError {
+  return new AuthError(429, 'over_request_rate_limit', 'Request rate limit reached', { 'Retry-After': String(retryAfterSeconds) });
+}
+
 /**
  * Serves the Auth routes under `/auth/v1` (`path` is the part after it): the web3 and
  * refresh_token grants, logout and the current user. Throws {@link AuthError} for refusals.
  */
-export async function handleAuth(
-  req: IncomingMessage,
-  res: ServerResponse,
-  path: string,
-  db: Database,
-  keys: TokenKeys,
-): Promise<void> {
+export async function handleAuth(req: IncomingMessage, res: ServerResponse, path: string, auth: AuthContext): Promise<void> {
+  const { db, keys, site } = auth;
   const url = new URL(req.url ?? '/', 'http://x');
-  const issuer = `${requestOrigin(req)}/auth/v1`;
+  const issuer = `${site.origin}/auth/v1`;
   if (req.method === 'POST' && path === '/token') {
     const grantType = url.searchParams.get('grant_type');
-    const body = await readJson(req);
     if (grantType === 'web3') {
-      const siws = verifyWeb3Grant(body as Web3Grant, req.headers.host ?? '');
-      const grant = await signInWeb3(db, siws);
+      const ipWait = auth.signInsPerIp.take(req.socket.remoteAddress ?? '');
+      if (ipWait > 0) throw overLimit(ipWait);
+      const message = verifyWeb3Grant((await readJson(req)) as Web3Grant, site);
+      const walletWait = auth.signInsPerWallet.take(message.siws.address);
+      if (walletWait > 0) throw overLimit(walletWait);
+      const grant = await signInWeb3(db, message);
       return sendJson(res, 200, await sessionResponse(keys, grant, issuer));
     }
+    const body = await readJson(req);
     if (grantType === 'refresh_token') {
       if (typeof body.refresh_token !== 'string') throw new AuthError(400, 'validation_failed', 'refresh_token is required');
-      const grant = await refreshSession(db, body.refresh_token);
-      if (!grant) throw new AuthError(400, 'refresh_token_not_found', 'Invalid Refresh Token: Refresh Token Not Found');
-      return sendJson(res, 200, await sessionResponse(keys, grant, issuer));
+      const outcome = await refreshSession(db, body.refresh_token);
+      if (outcome.kind === 'reused') {
+        auth.revocations.add([outcome.sessionId]);
+        throw new AuthError(400, 'refresh_token_already_used', 'Invalid Refresh Token: Already Used');
+      }
+      if (outcome.kind === 'not_found') throw new AuthError(400, 'refresh_token_not_found', 'Invalid Refresh Token: Refresh Token Not Found');
+      return sendJson(res, 200, await sessionResponse(keys, outcome.grant, issuer));
     }
     throw new AuthError(400, 'unsupported_grant_type', 'unsupported_grant_type');
   }
   if (req.method === 'POST' && path === '/logout') {
     const claims = await userClaims(req, keys);
-    await endSessions(db, claims.sub, String(claims.session_id ?? ''), url.searchParams.get('scope') ?? 'global');
+    const ended = await endSessions(db, claims.sub, String(claims.session_id ?? ''), url.searchParams.get('scope') ?? 'global');
+    auth.revocations.add(ended);
     return sendJson(res, 204, undefined);
   }
   if (req.method === 'GET' && path === '/user') {
@@ -73,5 +99,5 @@ export async function handleAuth(
     if (!user) throw new AuthError(403, 'user_not_found', 'User from sub claim in JWT does not exist');
     return sendJson(res, 200, user);
   }
-  throw new AuthError(404, 'not_found', 'Not found');
+  return sendJson(res, 404, notFoundBody('auth', req, url.pathname));
 }

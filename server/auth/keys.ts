@@ -10,9 +10,9 @@ export const SECRET_FILE = 'jwt-secret';
 /** The anon key's fixed claims, so the key stays the same across restarts. */
 const ANON_CLAIMS = { iss: 'supabase', role: 'anon', iat: 1_735_689_600, exp: 4_102_444_800 };
 
-/** Why a token was refused. */
+/** Why a token was refused: expired, invalid, or its session has ended. */
 export class TokenError extends Error {
-  constructor(readonly reason: 'expired' | 'invalid', message: string) {
+  constructor(readonly reason: 'expired' | 'invalid' | 'revoked', message: string) {
     super(message);
     this.name = 'TokenError';
   }

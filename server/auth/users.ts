@@ -1,6 +1,8 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { Database, Queryable } from '../db/index.js';
-import type { SiwsMessage } from './siws.js';
+import { AuthError } from './errors.js';
+import { recordRevoked } from './revocations.js';
+import type { VerifiedMessage } from './web3.js';
 
 /** A user as auth-js receives it (GoTrue's user object, the subset Web3 users have). */
 export interface AuthUser {
@@ -61,11 +63,26 @@ async function newRefreshToken(tx: Queryable, userId: string, sessionId: string)
 }
 
 /**
+ * Accepts a signed message once: records its digest until it would be refused anyway, and
+ * throws `invalid_grant` if it was used before. Forgets the digests whose time has passed.
+ */
+async function useMessageOnce(tx: Queryable, message: VerifiedMessage): Promise<void> {
+  await tx.query('delete from auth.web3_used_messages where usable_until <= now()');
+  const { rows } = await tx.query(
+    `insert into auth.web3_used_messages (digest, usable_until) values ($1, to_timestamp($2 / 1000.0))
+     on conflict (digest) do nothing returning digest`,
+    [message.digest, message.usableUntil],
+  );
+  if (rows.length === 0) throw new AuthError(400, 'invalid_grant', 'Signed Solana message has already been used');
+}
+
+/**
  * Finds or creates the user of a Solana wallet (identity `web3:solana:<address>` in
  * auth.identities, data copied into the user's metadata as GoTrue does), records the sign-in and
- * opens a session.
+ * opens a session. A message already used is refused.
  */
-export function signInWeb3(db: Database, siws: SiwsMessage): Promise<SessionGrant> {
+export function signInWeb3(db: Database, message: VerifiedMessage): Promise<SessionGrant> {
+  const { siws } = message;
   const providerId = `web3:solana:${siws.address}`;
   const identityData = {
     sub: providerId,
@@ -79,6 +96,7 @@ export function signInWeb3(db: Database, siws: SiwsMessage): Promise<SessionGran
   };
   const userMetadata = { ...identityData, email_verified: false, phone_verified: false };
   return db.transaction(async (tx) => {
+    await useMessageOnce(tx, message);
     const found = await tx.query<{ user_id: string }>(
       `select user_id from auth.identities where provider = 'web3' and provider_id = $1`,
       [providerId],
@@ -111,23 +129,36 @@ export function signInWeb3(db: Database, siws: SiwsMessage): Promise<SessionGran
   });
 }
 
+/** What a refresh came to: a new grant, an unknown token, or a reuse that ended the session. */
+export type RefreshOutcome =
+  | { kind: 'rotated'; grant: SessionGrant }
+  | { kind: 'not_found' }
+  | { kind: 'reused'; sessionId: string };
+
 /**
  * Rotates a refresh token: the old one is revoked and a new one issued for the same session.
- * Returns null when the token is unknown, or was revoked more than a few seconds ago.
+ * A token revoked up to 10 s ago may be used again (tabs racing to refresh); one revoked
+ * earlier is a stolen copy, so its whole session ends (GoTrue's token-family revocation).
  */
-export function refreshSession(db: Database, refreshToken: string): Promise<SessionGrant | null> {
-  return db.transaction(async (tx) => {
-    const { rows } = await tx.query<{ user_id: string; session_id: string }>(
-      `update auth.refresh_tokens set revoked_at = coalesce(revoked_at, now())
-       where token = $1 and (revoked_at is null or revoked_at > now() - make_interval(secs => $2))
-       returning user_id, session_id`,
+export function refreshSession(db: Database, refreshToken: string): Promise<RefreshOutcome> {
+  return db.transaction(async (tx): Promise<RefreshOutcome> => {
+    const { rows } = await tx.query<{ user_id: string; session_id: string; reused: boolean }>(
+      `select user_id, session_id, revoked_at <= now() - make_interval(secs => $2) as reused
+       from auth.refresh_tokens where token = $1 for update`,
       [refreshToken, REUSE_INTERVAL_SECONDS],
     );
     const row = rows[0];
-    if (!row) return null;
+    if (!row) return { kind: 'not_found' };
+    if (row.reused) {
+      await tx.query('delete from auth.sessions where id = $1', [row.session_id]);
+      await recordRevoked(tx, [row.session_id]);
+      return { kind: 'reused', sessionId: row.session_id };
+    }
+    await tx.query('update auth.refresh_tokens set revoked_at = coalesce(revoked_at, now()) where token = $1', [refreshToken]);
     const user = await loadUser(tx, row.user_id);
-    if (!user) return null;
-    return { user, sessionId: row.session_id, refreshToken: await newRefreshToken(tx, row.user_id, row.session_id) };
+    if (!user) return { kind: 'not_found' };
+    const grant = { user, sessionId: row.session_id, refreshToken: await newRefreshToken(tx, row.user_id, row.session_id) };
+    return { kind: 'rotated', grant };
   });
 }
 
@@ -136,12 +167,20 @@ export function getUser(db: Database, userId: string): Promise<AuthUser | null> 
   return db.transaction((tx) => loadUser(tx, userId));
 }
 
-/** Ends sessions: `global` all of the user's, `local` only `sessionId`, `others` all but it. */
-export async function endSessions(db: Database, userId: string, sessionId: string, scope: string): Promise<void> {
-  if (scope === 'local' || scope === 'others') {
-    const op = scope === 'local' ? '=' : '<>';
-    await db.query(`delete from auth.sessions where user_id = $1 and id ${op} $2`, [userId, sessionId]);
-  } else {
-    await db.query('delete from auth.sessions where user_id = $1', [userId]);
-  }
+/**
+ * Ends sessions: `global` all of the user's, `local` only `sessionId`, `others` all but it.
+ * Records them as revoked in the same transaction and returns their ids.
+ */
+export function endSessions(db: Database, userId: string, sessionId: string, scope: string): Promise<string[]> {
+  return db.transaction(async (tx) => {
+    const which = scope === 'local' ? 'and id = $2' : scope === 'others' ? 'and id <> $2' : '';
+    if (which && !sessionId) return [];
+    const { rows } = await tx.query<{ id: string }>(
+      `delete from auth.sessions where user_id = $1 ${which} returning id`,
+      which ? [userId, sessionId] : [userId],
+    );
+    const ids = rows.map((row) => row.id);
+    await recordRevoked(tx, ids);
+    return ids;
+  });
 }

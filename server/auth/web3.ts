@@ -1,19 +1,30 @@
-import { createPublicKey, verify } from 'node:crypto';
+import { createHash, createPublicKey, verify } from 'node:crypto';
 import { getBase58Encoder } from '@solana/web3.js';
 import { AuthError } from './errors.js';
+import type { Site } from './site.js';
 import { parseSiws, type SiwsMessage } from './siws.js';
 
-/** How far Issued At may be from now. */
-const MAX_SKEW_MS = 10 * 60 * 1000;
+/** How old a message's Issued At may be (GoTrue's `MaximumValidityDuration` default). */
+export const MAX_MESSAGE_AGE_MS = 10 * 60 * 1000;
+/** How far in the future Issued At may lie: clock skew between wallet and server. */
+export const MAX_CLOCK_SKEW_MS = 60 * 1000;
 const MIN_MESSAGE_BYTES = 64;
 const MAX_MESSAGE_BYTES = 20 * 1024;
-const LOCAL_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
 
 /** The body of `POST /auth/v1/token?grant_type=web3`. */
 export interface Web3Grant {
   chain?: unknown;
   message?: unknown;
   signature?: unknown;
+}
+
+/** A message that passed every check that needs no database. */
+export interface VerifiedMessage {
+  siws: SiwsMessage;
+  /** SHA-256 of the message text: what the replay memory keys on. */
+  digest: Buffer;
+  /** When the message would be refused anyway (ms): the replay memory may forget it then. */
+  usableUntil: number;
 }
 
 const invalidGrant = (message: string) => new AuthError(400, 'invalid_grant', message);
@@ -26,48 +37,63 @@ function verifyEd25519(address: string, message: string, signature: Uint8Array):
   return verify(null, Buffer.from(message, 'utf8'), key, signature);
 }
 
-function checkUri(siws: SiwsMessage, serverHost: string): void {
+/**
+ * The URI must be this site's or on the allow-list, and the Domain must be the URI's host.
+ * Unlike hosted GoTrue, the Domain check is not skipped for `localhost`: a message signed for
+ * another site that names a localhost URI must not log in here.
+ */
+function checkSite(siws: SiwsMessage, site: Site): void {
   let uri: URL;
   try {
     uri = new URL(siws.uri);
   } catch {
-    throw invalidGrant('URI in the Solana message is not a valid URL');
+    throw invalidGrant('Signed Solana message is using URI which is not a valid URL');
   }
-  const local = LOCAL_HOSTS.has(uri.hostname);
-  if (uri.protocol !== 'https:' && !local) throw invalidGrant('URI must use https unless its host is localhost');
-  if (!local && uri.host !== serverHost) throw invalidGrant('URI in the Solana message is not allowed on this server');
-  if (!local && siws.domain !== uri.host) throw invalidGrant('Domain in the Solana message does not match the URI host');
+  if (!site.allows(uri)) {
+    throw invalidGrant('Signed Solana message is using URI which is not allowed on this server, message was signed for another app');
+  }
+  if (siws.domain !== uri.host) {
+    throw invalidGrant('Signed Solana message is using a Domain that does not match the one in URI which is not allowed on this server');
+  }
 }
 
-function checkTimes(siws: SiwsMessage, now: number): void {
+/** Checks the time window and returns until when the message could be used. */
+function checkTimes(siws: SiwsMessage, now: number): number {
   const issuedAt = Date.parse(siws.issuedAt);
-  if (Math.abs(now - issuedAt) > MAX_SKEW_MS) throw invalidGrant('Solana message was not issued within the last 10 minutes');
-  if (siws.notBefore && Date.parse(siws.notBefore) > now) throw invalidGrant('Solana message is not valid yet');
-  if (siws.expirationTime && Date.parse(siws.expirationTime) <= now) throw invalidGrant('Solana message has expired');
+  const notBefore = siws.notBefore ? Date.parse(siws.notBefore) : null;
+  const expiresAt = siws.expirationTime ? Date.parse(siws.expirationTime) : null;
+  if (notBefore !== null && now < notBefore) throw invalidGrant('Signed Solana message becomes valid in the future');
+  if (expiresAt !== null && now >= expiresAt) throw invalidGrant('Signed Solana message is expired');
+  if (now > issuedAt + MAX_MESSAGE_AGE_MS) throw invalidGrant('Solana message was issued too long ago');
+  if (issuedAt > now + MAX_CLOCK_SKEW_MS) throw invalidGrant('Solana message was issued too far in the future');
+  return Math.min(issuedAt + MAX_MESSAGE_AGE_MS, expiresAt ?? Infinity);
 }
 
 /**
- * Checks a Web3 grant as hosted GoTrue does for Solana: message size and format, signature
- * encoding, the ed25519 signature over the exact message bytes, URI and domain, and the time
- * window. `serverHost` is the Host this server was reached by. Throws {@link AuthError}.
+ * Checks a Web3 grant as hosted GoTrue does for Solana, and stricter: message size and format,
+ * signature encoding, the ed25519 signature over the exact message bytes, URI on `site`'s
+ * allow-list and Domain equal to the URI host (localhost included), Not Before, Expiration Time
+ * and Issued At (at most 10 minutes old, at most a minute ahead). Throws {@link AuthError}.
  */
-export function verifyWeb3Grant(grant: Web3Grant, serverHost: string, now = Date.now()): SiwsMessage {
+export function verifyWeb3Grant(grant: Web3Grant, site: Site, now = Date.now()): VerifiedMessage {
   if (grant.chain !== 'solana') throw validationFailed('Unsupported chain; only solana is enabled');
   const { message, signature } = grant;
   if (typeof message !== 'string') throw validationFailed('message is required');
   const size = Buffer.byteLength(message, 'utf8');
-  if (size < MIN_MESSAGE_BYTES || size > MAX_MESSAGE_BYTES) throw validationFailed('message must be 64 bytes to 20 KB');
-  if (typeof signature !== 'string' || (signature.length !== 86 && signature.length !== 88) || !/^[A-Za-z0-9+/_-]+={0,2}$/.test(signature)) {
-    throw validationFailed('signature must be base64 or base64url encoded');
+  if (size < MIN_MESSAGE_BYTES) throw validationFailed('message is too short');
+  if (size > MAX_MESSAGE_BYTES) throw validationFailed('message must not exceed 20KB');
+  if (typeof signature !== 'string' || (signature.length !== 86 && signature.length !== 88)) {
+    throw validationFailed('signature must be 64 bytes encoded as base64 with or without padding');
   }
+  if (!/^[A-Za-z0-9+/_-]+={0,2}$/.test(signature)) throw validationFailed('signature does not contain valid base64 characters');
   const signatureBytes = new Uint8Array(Buffer.from(signature, 'base64'));
-  if (signatureBytes.length !== 64) throw validationFailed('signature must be 64 bytes');
+  if (signatureBytes.length !== 64) throw validationFailed('signature must be 64 bytes encoded as base64 with or without padding');
   const siws = parseSiws(message);
-  if (typeof siws === 'string') throw invalidGrant(`Invalid Solana sign-in message: ${siws}`);
+  if (typeof siws === 'string') throw validationFailed(`Invalid Solana sign-in message: ${siws}`);
   if (!verifyEd25519(siws.address, message, signatureBytes)) {
     throw invalidGrant('Signature does not match address in message');
   }
-  checkUri(siws, serverHost);
-  checkTimes(siws, now);
-  return siws;
+  checkSite(siws, site);
+  const usableUntil = checkTimes(siws, now);
+  return { siws, digest: createHash('sha256').update(message, 'utf8').digest(), usableUntil };
 }
