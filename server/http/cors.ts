@@ -12,7 +12,7 @@ const ALLOWED_HEADERS = [
 export function applyCors(req: IncomingMessage, res: ServerResponse): boolean {
   res.setHeader('Access-Control-Allow-Origin', req.headers.origin ?? '*');
   res.setHeader('Vary', 'Origin');
-  res.setHeader('Access-Control-Expose-Headers', 'Content-Range, Content-Location, Preference-Applied');
+  res.setHeader('Access-Control-Expose-Headers', 'Content-Range, Content-Location, Preference-Applied, X-Supabase-Api-Version');
   if (req.method !== 'OPTIONS') return false;
   res.writeHead(204, {
     'Access-Control-Allow-Methods': 'GET, HEAD, POST, PATCH, PUT, DELETE, OPTIONS',

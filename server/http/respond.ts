@@ -16,13 +16,6 @@ export function sendJson(
   res.end(text);
 }
 
-/** The origin the client used to reach this server, from the Host header. */
-export function requestOrigin(req: IncomingMessage): string {
-  const forwarded = req.headers['x-forwarded-proto'];
-  const proto = typeof forwarded === 'string' && forwarded ? forwarded.split(',')[0]!.trim() : 'http';
-  return `${proto}://${req.headers.host ?? 'localhost'}`;
-}
-
 /** The token of an `Authorization: Bearer <token>` header, if any. */
 export function bearerToken(req: IncomingMessage): string | undefined {
   const match = /^Bearer\s+(\S+)$/i.exec(req.headers.authorization ?? '');

@@ -6,30 +6,217 @@ export interface TableInfo {
   name: string;
   /** Column names in table order. */
   columns: string[];
+  /** Each column's type as `format_type` prints it (`text`, `int4range`, `public.user_status`). */
+  types: Map<string, string>;
+  /** A view (relationships are then read through its base tables). */
+  view: boolean;
   primaryKey: string[];
+  /** Column sets that are unique: the primary key, unique constraints and unique indexes. */
+  uniques: string[][];
+  /** The large text columns (see {@link LARGE_TEXT_CHARS}), each with the most characters it may hold. */
+  largeText: Map<string, number>;
+  /** The columns of each plain-column btree index, in index order (primary key included). */
+  indexes: string[][];
 }
 
-/** The exposed tables by name. */
-export type Catalog = Map<string, TableInfo>;
+/**
+ * A text column is large when the schema says it may hold more characters than this: by
+ * `varchar(n)` or a `char_length(col) <= n` check. A column that stores big values states its
+ * bound (as `game_voice_messages.audio_data` does); one without a stated bound is not large.
+ */
+export const LARGE_TEXT_CHARS = 1_000;
 
-/** Reads the tables and views of schema `public` with their columns and primary keys. */
+/** `char_length(col) <= n` (or `length`) in a check constraint's definition, as PostgreSQL prints it. */
+const LENGTH_CHECK = /\b(?:char_length|length)\(\(?"?([A-Za-z_][A-Za-z0-9_]*)"?\)?(?:::text)?\) <= (\d+)/g;
+
+/** The bound each column's check constraints put on its length; constraints with OR bound nothing. */
+function checkedLengths(checks: string[]): Map<string, number> {
+  const limits = new Map<string, number>();
+  for (const check of checks) {
+    if (/\bOR\b/.test(check)) continue;
+    for (const [, column, limit] of check.matchAll(LENGTH_CHECK)) {
+      limits.set(column!, Math.min(Number(limit), limits.get(column!) ?? Infinity));
+    }
+  }
+  return limits;
+}
+
+/** A foreign key from `table(columns)` to `foreignTable(foreignColumns)`, also as seen through views. */
+export interface ForeignKey {
+  constraint: string;
+  table: string;
+  columns: string[];
+  foreignTable: string;
+  foreignColumns: string[];
+}
+
+/** One argument of a function. An unnamed argument has the name ''. */
+export interface FunctionArg {
+  name: string;
+  type: string;
+  hasDefault: boolean;
+}
+
+/** A function of the exposed schema that can be called as `/rpc/<name>` or embedded. */
+export interface FunctionInfo {
+  name: string;
+  args: FunctionArg[];
+  /** `format_type` of the result (`void`, `text`, `public.users`). */
+  returns: string;
+  returnsSet: boolean;
+  /** The exposed table or view whose rows it returns, if any. */
+  returnsTable: string | null;
+  /** The columns of a `returns table (...)` result, `[name, type]`. */
+  resultColumns: [string, string][];
+  /** `i`mmutable, `s`table or `v`olatile: only volatile functions may be called with POST alone. */
+  volatility: 'i' | 's' | 'v';
+}
+
+/** The exposed tables and views by name, their foreign keys and the exposed functions by name. */
+export interface Catalog {
+  tables: Map<string, TableInfo>;
+  foreignKeys: ForeignKey[];
+  functions: Map<string, FunctionInfo[]>;
+}
+
+interface CatalogRow {
+  name: string;
+  view: boolean;
+  columns: string[];
+  types: string[];
+  uniques: string[][] | null;
+  primary_key: string[];
+  /** `[column, varchar length or null]` for each text-like column. */
+  text_columns: [string, number | null][];
+  checks: string[];
+  indexes: string[][] | null;
+}
+
+/**
+ * Reads the tables and views of schema `public` with their columns, primary keys, text columns'
+ * length bounds and btree indexes.
+ */
 export async function loadCatalog(db: Database): Promise<Catalog> {
-  const { rows } = await db.query<{ name: string; columns: string[]; primary_key: string[] }>(
-    `select c.relname as name,
+  const { rows } = await db.query<CatalogRow>(
+    `select c.relname as name, c.relkind in ('v', 'm') as view,
        array(select a.attname::text from pg_attribute a
              where a.attrelid = c.oid and a.attnum > 0 and not a.attisdropped order by a.attnum) as columns,
+       array(select format_type(a.atttypid, a.atttypmod) from pg_attribute a
+             where a.attrelid = c.oid and a.attnum > 0 and not a.attisdropped order by a.attnum) as types,
+       (select json_agg(array(select a.attname::text from unnest(i.indkey::int2[]) as k(attnum)
+                              join pg_attribute a on a.attrelid = i.indrelid and a.attnum = k.attnum))
+          from pg_index i where i.indrelid = c.oid and i.indisunique and i.indexprs is null and i.indpred is null) as uniques,
        coalesce(array(select a.attname::text from pg_index i
              join pg_attribute a on a.attrelid = i.indrelid and a.attnum = any(i.indkey)
-             where i.indrelid = c.oid and i.indisprimary order by array_position(i.indkey::int2[], a.attnum)), '{}') as primary_key
+             where i.indrelid = c.oid and i.indisprimary order by array_position(i.indkey::int2[], a.attnum)), '{}') as primary_key,
+       coalesce((select json_agg(json_build_array(a.attname,
+                   case when a.atttypid = 'varchar'::regtype and a.atttypmod > 4 then a.atttypmod - 4 end))
+                 from pg_attribute a
+                 where a.attrelid = c.oid and a.attnum > 0 and not a.attisdropped
+                   and a.atttypid in ('text'::regtype, 'varchar'::regtype, 'bpchar'::regtype, 'json'::regtype, 'jsonb'::regtype, 'bytea'::regtype)), '[]') as text_columns,
+       array(select pg_get_constraintdef(k.oid) from pg_constraint k where k.conrelid = c.oid and k.contype = 'c') as checks,
+       (select json_agg(cols) from (
+          select array(select a.attname::text from unnest(i.indkey::int2[]) with ordinality as k(attnum, n)
+                       join pg_attribute a on a.attrelid = i.indrelid and a.attnum = k.attnum order by k.n) as cols
+          from pg_index i join pg_class ic on ic.oid = i.indexrelid join pg_am am on am.oid = ic.relam
+          where i.indrelid = c.oid and am.amname = 'btree' and i.indexprs is null and i.indpred is null) s) as indexes
      from pg_class c join pg_namespace n on n.oid = c.relnamespace
      where n.nspname = 'public' and c.relkind in ('r', 'v', 'p', 'm')`,
   );
-  return new Map(rows.map((r) => [r.name, { name: r.name, columns: r.columns, primaryKey: r.primary_key }]));
+  const tables = new Map(
+    rows.map((r) => {
+      const lengths = checkedLengths(r.checks);
+      const largeText = new Map<string, number>();
+      for (const [column, varchar] of r.text_columns) {
+        const limit = varchar ?? lengths.get(column);
+        if (limit !== undefined && limit > LARGE_TEXT_CHARS) largeText.set(column, limit);
+      }
+      const types = new Map(r.columns.map((column, i) => [column, r.types[i]!]));
+      const table: TableInfo = {
+        name: r.name, columns: r.columns, types, view: r.view, primaryKey: r.primary_key,
+        uniques: r.uniques ?? [], largeText, indexes: r.indexes ?? [],
+      };
+      return [r.name, table];
+    }),
+  );
+  return { tables, foreignKeys: await loadForeignKeys(db), functions: await loadFunctions(db, tables) };
+}
+
+/**
+ * The foreign keys between tables of schema `public`, plus the same keys seen through each view
+ * that shows all of a key's columns under their own names (as PostgREST infers them).
+ */
+async function loadForeignKeys(db: Database): Promise<ForeignKey[]> {
+  const { rows } = await db.query<ForeignKey>(
+    `with fk as (
+       select k.conname::text as "constraint", c.relname::text as table, f.relname::text as foreign_table,
+         array(select a.attname::text from unnest(k.conkey) with ordinality as u(n, i)
+               join pg_attribute a on a.attrelid = k.conrelid and a.attnum = u.n order by u.i) as columns,
+         array(select a.attname::text from unnest(k.confkey) with ordinality as u(n, i)
+               join pg_attribute a on a.attrelid = k.confrelid and a.attnum = u.n order by u.i) as foreign_columns
+       from pg_constraint k
+       join pg_class c on c.oid = k.conrelid join pg_namespace n on n.oid = c.relnamespace
+       join pg_class f on f.oid = k.confrelid join pg_namespace fn on fn.oid = f.relnamespace
+       where k.contype = 'f' and n.nspname = 'public' and fn.nspname = 'public' and k.conparentid = 0
+     ),
+     views as (
+       select v.view_name::text as view, v.table_name::text as base,
+         array_agg(v.column_name::text) as columns
+       from information_schema.view_column_usage v
+       where v.view_schema = 'public' and v.table_schema = 'public'
+       group by 1, 2
+     ),
+     shown as (
+       select fk."constraint", coalesce(sv.view, fk.table) as table, coalesce(fv.view, fk.foreign_table) as foreign_table,
+         fk.columns, fk.foreign_columns
+       from fk
+       left join views sv on sv.base = fk.table and fk.columns <@ sv.columns
+       left join views fv on fv.base = fk.foreign_table and fk.foreign_columns <@ fv.columns
+     )
+     select "constraint", "table", foreign_table as "foreignTable", columns, foreign_columns as "foreignColumns" from fk
+     union
+     select "constraint", "table", foreign_table, columns, foreign_columns from shown
+     order by 2, 1, 3`,
+  );
+  return rows;
+}
+
+interface FunctionRow extends Omit<FunctionInfo, 'returnsTable'> {
+  returns_relation: string | null;
+}
+
+/** The functions of schema `public` that are not triggers, aggregates or procedures. */
+async function loadFunctions(db: Database, tables: Map<string, TableInfo>): Promise<Map<string, FunctionInfo[]>> {
+  const { rows } = await db.query<FunctionRow>(
+    `select p.proname::text as name,
+       coalesce((select json_agg(json_build_object(
+                   'name', coalesce(p.proargnames[u.i], ''),
+                   'type', format_type(u.t, null),
+                   'hasDefault', u.i > p.pronargs - p.pronargdefaults) order by u.i)
+                 from unnest(p.proargtypes::oid[]) with ordinality as u(t, i)), '[]') as args,
+       coalesce((select json_agg(json_build_array(p.proargnames[u.i], format_type(u.t, null)) order by u.i)
+                 from unnest(p.proallargtypes::oid[], p.proargmodes) with ordinality as u(t, m, i) where u.m = 't'), '[]') as "resultColumns",
+       format_type(p.prorettype, null) as returns, p.proretset as "returnsSet", p.provolatile as volatility,
+       (select r.relname::text from pg_type t join pg_class r on r.oid = t.typrelid
+          join pg_namespace rn on rn.oid = r.relnamespace
+        where t.oid = p.prorettype and rn.nspname = 'public') as returns_relation
+     from pg_proc p join pg_namespace n on n.oid = p.pronamespace
+     where n.nspname = 'public' and p.prokind = 'f'
+       and p.prorettype not in ('trigger'::regtype, 'event_trigger'::regtype)
+       and not exists (select 1 from unnest(p.proargmodes) m where m not in ('i', 't'))
+     order by p.proname, p.oid`,
+  );
+  const functions = new Map<string, FunctionInfo[]>();
+  for (const { returns_relation, ...row } of rows) {
+    const info: FunctionInfo = { ...row, returnsTable: returns_relation && tables.has(returns_relation) ? returns_relation : null };
+    functions.set(row.name, [...(functions.get(row.name) ?? []), info]);
+  }
+  return functions;
 }
 
 /** The table named `name`, or PGRST205 (404) as PostgREST answers for an unknown table. */
 export function tableOf(catalog: Catalog, name: string): TableInfo {
-  const table = catalog.get(name);
+  const table = catalog.tables.get(name);
   if (!table) {
     throw new RestError(404, 'PGRST205', `Could not find the table 'public.${name}' in the schema cache`);
   }

@@ -13,9 +13,12 @@ export class RestError extends Error {
     this.name = 'RestError';
   }
 
+  /** Structured details (PGRST201 lists the candidate relationships), sent instead of `details`. */
+  detailList?: unknown[];
+
   /** The JSON body PostgREST sends. */
   body() {
-    return { code: this.code, details: this.details, hint: this.hint, message: this.message };
+    return { code: this.code, details: this.detailList ?? this.details, hint: this.hint, message: this.message };
   }
 }
 
@@ -89,3 +92,6 @@ export function toRestError(error: unknown, authenticated: boolean): RestError {
 /** PGRST100: the query string could not be parsed. */
 export const parseError = (message: string, details: string | null = null) =>
   new RestError(400, 'PGRST100', message, details);
+
+/** PGRST125 (404): a path under `/rest/v1` that names no table. */
+export const invalidPathError = () => new RestError(404, 'PGRST125', 'Invalid path specified in request URL');

@@ -1,13 +1,15 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { TokenError, type TokenKeys } from '../auth/keys.js';
-import { REQUEST_ROLES } from '../db/open.js';
+import { REQUEST_ROLES } from '../db/pool.js';
 import type { Claims, Database } from '../db/index.js';
 import { BodyTooLargeError, readBody } from '../http/body.js';
 import { bearerToken, sendJson } from '../http/respond.js';
+import { checkLogicTrees, checkQueryBounds } from './bounds.js';
 import { tableOf, type Catalog } from './catalog.js';
-import { RestError, toRestError } from './errors.js';
-import { parsePrefer, wantsSingleObject } from './prefer.js';
+import { invalidPathError, RestError, toRestError } from './errors.js';
+import { parsePrefer, wantsCsv, wantsSingleObject, type Preferences } from './prefer.js';
 import { parseQuery } from './query.js';
+import { planRpc } from './rpc.js';
 import type { RefusalCache } from './refusals.js';
 import { deleteStatement, insertStatement, selectStatement, updateStatement, type ResultRow, type Statement } from './sql.js';
 
@@ -55,8 +57,7 @@ async function readJsonBody(req: IncomingMessage): Promise<unknown> {
     text = await readBody(req, REST_BODY_LIMIT);
   } catch (error) {
     if (error instanceof BodyTooLargeError) {
-      // The rest of the body is never read, so the connection cannot carry another request.
-      throw new RestError(413, 'PGRST413', 'Payload Too Large', `Request bodies are limited to ${REST_BODY_LIMIT} bytes`, null, { Connection: 'close' });
+      throw new RestError(413, 'PGRST413', 'Payload Too Large', `Request bodies are limited to ${REST_BODY_LIMIT} bytes`);
     }
     throw error;
   }
@@ -67,8 +68,9 @@ async function readJsonBody(req: IncomingMessage): Promise<unknown> {
   }
 }
 
-/** The table name of a `/rest/v1/<table>` path, percent-decoded. */
+/** The table name of a `/rest/v1/<table>` path, percent-decoded; any other path is PGRST125. */
 function tableNameOf(path: string): string {
+  if (!/^\/[^/]+$/.test(path)) throw invalidPathError();
   try {
     return decodeURIComponent(path.slice(1));
   } catch {
@@ -87,10 +89,41 @@ function singleObject(row: ResultRow): string {
   return JSON.stringify((JSON.parse(row.body) as unknown[])[0]);
 }
 
+/** A CSV cell as PostgREST writes it: quoted when needed, objects as JSON, null as empty. */
+function csvCell(value: unknown): string {
+  if (value === null || value === undefined) return '';
+  const text = typeof value === 'object' ? jsonText(value) : String(value);
+  return /[",\s]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
+}
+
+/** JSON as PostgreSQL prints jsonb: a space after each `:` and `,`. */
+function jsonText(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(jsonText).join(', ')}]`;
+  if (value !== null && typeof value === 'object') {
+    return `{${Object.entries(value).map(([k, v]) => `${JSON.stringify(k)}: ${jsonText(v)}`).join(', ')}}`;
+  }
+  return JSON.stringify(value);
+}
+
+/** A JSON array of rows as CSV with a header line. */
+function toCsv(body: string): string {
+  const rows = JSON.parse(body) as Record<string, unknown>[];
+  if (!rows.length) return '';
+  const columns = Object.keys(rows[0]!);
+  return [columns.join(','), ...rows.map((row) => columns.map((c) => csvCell(row[c])).join(','))].join('\n');
+}
+
+/** Thrown inside the transaction to roll back a `tx=rollback` request while keeping its answer. */
+class RolledBack {
+  constructor(readonly row: ResultRow) {}
+}
+
 /** Plans the statement of a request and the success status of its method. */
 async function plan(req: IncomingMessage, ctx: RestContext, tableName: string, params: URLSearchParams) {
   const table = tableOf(ctx.catalog, tableName);
-  const query = parseQuery(table, params);
+  checkLogicTrees(params);
+  const query = parseQuery(ctx.catalog, table, params);
+  checkQueryBounds(table, query, req.method === 'GET' || req.method === 'HEAD');
   const prefer = parsePrefer(req);
   switch (req.method) {
     case 'GET':
@@ -105,34 +138,90 @@ async function plan(req: IncomingMessage, ctx: RestContext, tableName: string, p
     case 'PATCH': {
       const body = await readJsonBody(req);
       if (!isRow(body)) throw new RestError(400, 'PGRST102', 'Empty or invalid json');
-      return { query, prefer, statement: updateStatement(table, query, body, prefer.representation), read: false };
+      return { query, prefer, statement: updateStatement(table, query, body, prefer), read: false };
     }
     case 'DELETE':
-      return { query, prefer, statement: deleteStatement(table, query, prefer.representation), read: false };
+      return { query, prefer, statement: deleteStatement(table, query, prefer), read: false };
     default:
       throw new RestError(405, 'PGRST117', `Unsupported HTTP method: ${req.method}`);
   }
 }
 
-function successStatus(method: string, row: ResultRow | null, total: number | null, offset: number): number {
-  if (method === 'POST') return row && row.page > 0 && row.inserted === 0 ? 200 : 201;
+function successStatus(method: string, row: ResultRow | null, total: number | null, offset: number, body: boolean): number {
+  if (method === 'POST') return row && row.page > 0 && row.inserted === 0 && body ? 200 : 201;
   if (method === 'GET' || method === 'HEAD') {
     return total !== null && row && (offset > 0 || offset + row.page < total) ? 206 : 200;
   }
-  return row ? 200 : 204;
+  return body ? 200 : 204;
 }
 
-async function run(db: Database, claims: Claims, statement: Statement, representation: boolean, single: boolean) {
-  return db.withClaims(claims, async (tx) => {
-    if (!representation) {
-      await tx.query(statement.sql, statement.params);
-      return null;
-    }
-    const row = (await tx.query<ResultRow>(statement.sql, statement.params)).rows[0]!;
-    // Checked inside the transaction so that a write with a wrong row count is rolled back.
-    const body = single ? singleObject(row) : row.body;
-    return { ...row, body };
-  });
+/**
+ * Runs `statement` under `claims`. With `single`, anything but one row is PGRST116; over
+ * max-affected (handling=strict) is PGRST124; both roll the write back. `tx=rollback` rolls
+ * back after the answer is computed.
+ */
+async function run(db: Database, claims: Claims, statement: Statement, single: boolean, prefer: Preferences, write: boolean): Promise<ResultRow> {
+  try {
+    return await db.withClaims(claims, async (tx) => {
+      const row = (await tx.query<ResultRow>(statement.sql, statement.params)).rows[0]!;
+      if (write && prefer.strict && prefer.maxAffected !== undefined && row.page > prefer.maxAffected) {
+        throw new RestError(400, 'PGRST124', 'Query result exceeds max-affected preference constraint', `The query affects ${row.page} rows`);
+      }
+      // Checked inside the transaction so that a write with a wrong row count is rolled back.
+      const body = single && row.body !== null ? singleObject(row) : row.body;
+      const result = { ...row, body };
+      if (prefer.rollback) throw new RolledBack(result);
+      return result;
+    });
+  } catch (error) {
+    if (error instanceof RolledBack) return error.row;
+    throw error;
+  }
+}
+
+/** Serves `/rest/v1/rpc/<name>` with GET, HEAD or POST: a function call under the caller's role and claims. */
+async function serveRpc(req: IncomingMessage, res: ServerResponse, name: string, params: URLSearchParams, ctx: RestContext, claims: Claims) {
+  const method = req.method!;
+  if (method !== 'GET' && method !== 'HEAD' && method !== 'POST') {
+    throw new RestError(405, 'PGRST101', 'Only GET, HEAD and POST are allowed for function calls');
+  }
+  const read = method !== 'POST';
+  const prefer = parsePrefer(req);
+  checkLogicTrees(params);
+  const body = read ? undefined : await readRpcBody(req);
+  const plan = planRpc(ctx.catalog, name, params, body, read, prefer);
+  const single = wantsSingleObject(req);
+  const row = await run(ctx.db, claims, plan.statement, single && plan.shape === 'rows', prefer, false);
+  const headers: Record<string, string> = {};
+  if (plan.shape === 'rows' || plan.shape === 'row') {
+    const range = row.page > 0 ? `${plan.offset}-${plan.offset + row.page - 1}` : '*';
+    headers['Content-Range'] = `${range}/${row.total ?? '*'}`;
+  }
+  if (plan.shape === 'void') {
+    res.writeHead(204, headers);
+    res.end();
+    return;
+  }
+  let text = row.body ?? 'null';
+  if (plan.shape === 'row') text = JSON.stringify((JSON.parse(text) as unknown[])[0] ?? null);
+  if (method === 'HEAD') {
+    res.writeHead(200, headers);
+    res.end();
+    return;
+  }
+  if (wantsCsv(req) && plan.shape === 'rows' && !single) {
+    res.writeHead(200, { ...headers, 'Content-Type': 'text/csv; charset=utf-8' });
+    res.end(toCsv(text));
+    return;
+  }
+  sendJson(res, 200, text, headers);
+}
+
+/** An RPC body: JSON, or empty (no arguments). */
+async function readRpcBody(req: IncomingMessage): Promise<unknown> {
+  const length = req.headers['content-length'];
+  if (length === '0') return {};
+  return readJsonBody(req);
 }
 
 /**
@@ -148,6 +237,11 @@ export async function handleRest(req: IncomingMessage, res: ServerResponse, path
     authenticated = claims.role !== 'anon';
     checkProfile(req);
     const url = new URL(req.url ?? '/', 'http://x');
+    const rpc = /^\/rpc\/([^/]+)$/.exec(path);
+    if (rpc) {
+      await serveRpc(req, res, decodeURIComponent(rpc[1]!), url.searchParams, ctx, claims);
+      return;
+    }
     const tableName = tableNameOf(path);
     if (req.method !== 'GET' && req.method !== 'HEAD' && typeof claims.sub === 'string') {
       refusalKey = `${claims.sub}\0${tableName}\0${req.method}`;
@@ -162,10 +256,11 @@ export async function handleRest(req: IncomingMessage, res: ServerResponse, path
     const method = req.method!;
     const single = wantsSingleObject(req);
     const representation = read || prefer.representation;
-    const row = statement ? await run(ctx.db, claims, statement, representation, single) : null;
-    const status = successStatus(method, row, row?.total ?? null, query.offset);
+    const row = statement ? await run(ctx.db, claims, statement, single, prefer, !read) : null;
+    const status = successStatus(method, row, row?.total ?? null, query.offset, representation);
     const headers: Record<string, string> = {};
-    if (read && row) {
+    if (prefer.applied.length) headers['Preference-Applied'] = prefer.applied.join(', ');
+    if (row && (read || row.total !== null)) {
       const range = row.page > 0 ? `${query.offset}-${query.offset + row.page - 1}` : '*';
       headers['Content-Range'] = `${range}/${row.total ?? '*'}`;
     }
@@ -174,7 +269,12 @@ export async function handleRest(req: IncomingMessage, res: ServerResponse, path
       res.end();
       return;
     }
-    const body = row ? row.body : method === 'POST' && representation ? '[]' : undefined;
+    const body = row && representation ? row.body ?? '[]' : method === 'POST' && representation ? '[]' : undefined;
+    if (body !== undefined && wantsCsv(req)) {
+      res.writeHead(status, { ...headers, 'Content-Type': 'text/csv; charset=utf-8' });
+      res.end(single ? body : toCsv(body));
+      return;
+    }
     sendJson(res, status, body, headers);
   } catch (error) {
     const refusal = toRestError(error, authenticated);

@@ -1,26 +1,80 @@
-import { checkColumn, type TableInfo } from './catalog.js';
+import { checkColumn, type Catalog, type TableInfo } from './catalog.js';
+import { checkEmbedBounds } from './bounds.js';
+import { resolveEmbed, type Relationship } from './embed.js';
 import { parseError, RestError } from './errors.js';
 
-/** The comparison operators supported in filters. */
-const COMPARISONS = { eq: '=', neq: '<>', gt: '>', gte: '>=', lt: '<', lte: '<=', like: 'like', ilike: 'ilike' } as const;
+/** The SQL operator of each binary filter operator (PostgREST's operator table). */
+const OPERATORS = {
+  eq: '=', neq: '<>', gt: '>', gte: '>=', lt: '<', lte: '<=', like: 'like', ilike: 'ilike', match: '~', imatch: '~*',
+  cs: '@>', cd: '<@', ov: '&&', sl: '<<', sr: '>>', nxl: '&>', nxr: '&<', adj: '-|-', isdistinct: 'is distinct from',
+} as const;
 
-/** One `column=op.value` condition. */
-export type Filter =
-  | { column: string; negate: boolean; op: keyof typeof COMPARISONS; value: string }
-  | { column: string; negate: boolean; op: 'in'; values: string[] }
-  | { column: string; negate: boolean; op: 'is'; value: 'null' | 'true' | 'false' | 'unknown' };
+/** Full-text search operators and the function that turns their value into a tsquery. */
+const FTS = { fts: 'to_tsquery', plfts: 'plainto_tsquery', phfts: 'phraseto_tsquery', wfts: 'websearch_to_tsquery' } as const;
+
+/** Operators whose value is a pattern (bounded by REQUEST_BOUNDS.patternChars). */
+export const PATTERN_OPERATORS: ReadonlySet<string> = new Set(['like', 'ilike', 'match', 'imatch']);
+
+/** A column, optionally followed by JSON steps (`data->a->>b`). */
+export interface FieldRef {
+  column: string;
+  /** `->` steps (JSON) then at most a last `->>` step (text). Numeric keys index arrays. */
+  path: { arrow: '->' | '->>'; key: string }[];
+}
+
+/** One `field=op.value` condition. */
+export type Condition = { kind: 'condition'; field: FieldRef; negate: boolean } & (
+  | { op: keyof typeof OPERATORS; value: string; quantifier?: 'any' | 'all'; values?: string[] }
+  | { op: 'in'; values: string[] }
+  | { op: 'is'; value: 'null' | 'not_null' | 'true' | 'false' | 'unknown' }
+  | { op: keyof typeof FTS; value: string; config?: string }
+);
+
+/** An `and`/`or` group of conditions and groups. */
+export interface LogicTree {
+  kind: 'logic';
+  op: 'and' | 'or';
+  negate: boolean;
+  children: Filter[];
+}
+
+/** A condition or a logic tree. */
+export type Filter = Condition | LogicTree;
+
+/** One selected value: a field with an optional cast and output name. */
+export interface SelectField {
+  field: FieldRef;
+  cast?: string;
+  /** The JSON key of the value in the response. */
+  name: string;
+}
 
 /** One `order` term. */
 export interface OrderTerm {
-  column: string;
+  field: FieldRef;
   descending: boolean;
   nulls?: 'first' | 'last';
 }
 
+/** An embedded resource (`alias:target!hint!inner(select)`) and what is asked of its rows. */
+export interface EmbedQuery {
+  /** The JSON key of the embedded value. */
+  name: string;
+  table: TableInfo;
+  relationship: Relationship;
+  /** `!inner`, or a `<name>=not.is.null` filter: parents without a matching row are left out. */
+  inner: boolean;
+  /** `<name>=is.null`: only parents without a matching row. */
+  absent: boolean;
+  /** False for `target()`: used to filter only, left out of the response. */
+  shown: boolean;
+  query: RequestQuery;
+}
+
 /** What the query string of a table request asks for. */
 export interface RequestQuery {
-  /** Projected columns; `*` expanded to all. */
-  select: string[];
+  select: SelectField[];
+  embeds: EmbedQuery[];
   filters: Filter[];
   order: OrderTerm[];
   limit?: number;
@@ -31,21 +85,39 @@ export interface RequestQuery {
 }
 
 const RESERVED = new Set(['select', 'order', 'limit', 'offset', 'columns', 'on_conflict']);
+const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_ $]*$/;
+const CAST = /^[A-Za-z_][A-Za-z0-9_]*(\[\])?$/;
 
-function parseSelect(table: TableInfo, raw: string | null): string[] {
-  const text = (raw ?? '*').trim() || '*';
-  const out: string[] = [];
-  for (const part of text.split(',')) {
-    const name = part.trim();
-    if (name === '*') out.push(...table.columns);
-    else if (/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) out.push(checkColumn(table, name));
-    else throw parseError(`"failed to parse select parameter (${text})"`, 'Only plain column names and * are supported');
+/** Splits `text` at top-level `separator`s, outside double quotes and parentheses. */
+function splitTopLevel(text: string, separator = ','): string[] {
+  const parts: string[] = [];
+  let depth = 0;
+  let quoted = false;
+  let current = '';
+  for (let i = 0; i < text.length; i++) {
+    const ch = text[i]!;
+    if (quoted) {
+      if (ch === '\\' && i + 1 < text.length) current += ch + text[++i];
+      else {
+        if (ch === '"') quoted = false;
+        current += ch;
+      }
+      continue;
+    }
+    if (ch === '"') quoted = true;
+    else if (ch === '(' || ch === '{' || ch === '[') depth++;
+    else if (ch === ')' || ch === '}' || ch === ']') depth--;
+    if (ch === separator && depth === 0) {
+      parts.push(current);
+      current = '';
+    } else current += ch;
   }
-  return [...new Set(out)];
+  parts.push(current);
+  return parts;
 }
 
 /** Splits `a,"b,c",d` as PostgREST does, honouring double quotes and backslash escapes. */
-function splitList(body: string): string[] {
+export function splitList(body: string): string[] {
   const values: string[] = [];
   let current = '';
   let quoted = false;
@@ -66,8 +138,72 @@ function splitList(body: string): string[] {
   return values;
 }
 
-function parseFilter(table: TableInfo, column: string, raw: string): Filter {
+const unquote = (name: string) => (name.startsWith('"') && name.endsWith('"') && name.length >= 2 ? name.slice(1, -1) : name);
+
+/** Reads `column->a->>b` against `table`. */
+function parseField(table: TableInfo, text: string, context: string): FieldRef {
+  const [head = '', ...steps] = text.trim().split(/(->>?)/);
+  const column = unquote(head.trim());
+  if (!IDENTIFIER.test(column) && !table.columns.includes(column)) throw parseError(`"failed to parse ${context}"`, `unexpected "${column}"`);
   checkColumn(table, column);
+  const path: FieldRef['path'] = [];
+  for (let i = 0; i < steps.length; i += 2) {
+    const arrow = steps[i] as '->' | '->>';
+    const key = unquote((steps[i + 1] ?? '').trim());
+    if (!key || (path.at(-1)?.arrow === '->>')) throw parseError(`"failed to parse ${context}"`, `unexpected JSON path in "${text}"`);
+    path.push({ arrow, key });
+  }
+  return { column, path };
+}
+
+interface EmbedItem {
+  name: string;
+  target: string;
+  hint?: string;
+  inner: boolean;
+  select: string;
+}
+
+const EMBED = /^(?:("[^"]+"|[A-Za-z_][A-Za-z0-9_]*):)?([A-Za-z_][A-Za-z0-9_]*)((?:![A-Za-z_][A-Za-z0-9_]*)*)\((.*)\)$/s;
+
+function parseSelect(table: TableInfo, text: string, embeds: EmbedItem[]): SelectField[] {
+  const out: SelectField[] = [];
+  if (!text.trim()) return out;
+  for (const part of splitTopLevel(text)) {
+    const item = part.trim();
+    if (item === '*') {
+      out.push(...table.columns.map((column) => ({ field: { column, path: [] }, name: column })));
+      continue;
+    }
+    const embed = EMBED.exec(item);
+    if (embed) {
+      const marks = embed[3]!.split('!').filter(Boolean);
+      const inner = marks.includes('inner');
+      const hint = marks.find((m) => m !== 'inner' && m !== 'left');
+      embeds.push({ name: embed[1] ? unquote(embed[1]) : embed[2]!, target: embed[2]!, hint, inner, select: embed[4]! });
+      continue;
+    }
+    if (item.includes('(') || item.startsWith('...')) {
+      throw new RestError(400, 'PGRST100', `"failed to parse select parameter (${text})"`, 'Spreads and aggregates are not served by this server');
+    }
+    const alias = /^("[^"]+"|[A-Za-z_][A-Za-z0-9_]*):(?!:)(.*)$/.exec(item);
+    let rest = alias ? alias[2]! : item;
+    let cast: string | undefined;
+    const castAt = rest.lastIndexOf('::');
+    if (castAt > 0) {
+      cast = rest.slice(castAt + 2).trim();
+      rest = rest.slice(0, castAt);
+      if (!CAST.test(cast)) throw parseError(`"failed to parse select parameter (${text})"`, `unexpected cast "${cast}"`);
+    }
+    const field = parseField(table, rest, `select parameter (${text})`);
+    const name = alias ? unquote(alias[1]!) : field.path.at(-1)?.key ?? field.column;
+    out.push({ field, cast, name });
+  }
+  return out;
+}
+
+/** Reads `op.value`, `not.op.value`, `op(any).{a,b}` or `fts(config).value` for `field`. */
+function parseCondition(field: FieldRef, raw: string): Condition {
   let rest = raw;
   let negate = false;
   if (rest.startsWith('not.')) {
@@ -75,28 +211,55 @@ function parseFilter(table: TableInfo, column: string, raw: string): Filter {
     rest = rest.slice(4);
   }
   const dot = rest.indexOf('.');
-  const op = dot < 0 ? rest : rest.slice(0, dot);
+  const head = dot < 0 ? rest : rest.slice(0, dot);
   const value = dot < 0 ? '' : rest.slice(dot + 1);
-  if (dot >= 0 && op in COMPARISONS) return { column, negate, op: op as keyof typeof COMPARISONS, value };
-  if (op === 'in' && value.startsWith('(') && value.endsWith(')')) {
-    return { column, negate, op: 'in', values: [...new Set(splitList(value.slice(1, -1)))] };
+  const modified = /^([a-z]+)\(([^)]*)\)$/.exec(head);
+  const op = modified ? modified[1]! : head;
+  const modifier = modified?.[2];
+  const fail = () => parseError(`"failed to parse filter (${raw})" (line 1, column 1)`, `unexpected "${head}" expecting an operator`);
+  if (dot < 0) throw fail();
+  if (op in FTS) return { kind: 'condition', field, negate, op: op as keyof typeof FTS, value, config: modifier || undefined };
+  if (op in OPERATORS) {
+    if (modifier === undefined) return { kind: 'condition', field, negate, op: op as keyof typeof OPERATORS, value };
+    if ((modifier !== 'any' && modifier !== 'all') || !/^\{.*\}$/s.test(value)) throw fail();
+    return { kind: 'condition', field, negate, op: op as keyof typeof OPERATORS, value, quantifier: modifier, values: splitList(value.slice(1, -1)) };
   }
-  if (op === 'is' && (value === 'null' || value === 'true' || value === 'false' || value === 'unknown')) {
-    return { column, negate, op: 'is', value };
+  if (op === 'in' && modifier === undefined && value.startsWith('(') && value.endsWith(')')) {
+    return { kind: 'condition', field, negate, op: 'in', values: [...new Set(splitList(value.slice(1, -1)))] };
   }
-  throw parseError(`"failed to parse filter (${raw})" (line 1, column 1)`, `unexpected "${op}" expecting a supported operator`);
+  if (op === 'is' && ['null', 'not_null', 'true', 'false', 'unknown'].includes(value.toLowerCase())) {
+    return { kind: 'condition', field, negate, op: 'is', value: value.toLowerCase() as 'null' };
+  }
+  throw fail();
+}
+
+/** Reads the inside of a logic tree, `(a.eq.1,and(b.gt.2,c.lt.3))`. */
+function parseLogic(table: TableInfo, op: 'and' | 'or', negate: boolean, raw: string): LogicTree {
+  if (!raw.startsWith('(') || !raw.endsWith(')')) {
+    throw parseError(`"failed to parse logic tree (${raw})" (line 1, column 1)`, 'expecting "("');
+  }
+  const children = splitTopLevel(raw.slice(1, -1)).map((part): Filter => {
+    const item = part.trim();
+    const group = /^(not\.)?(and|or)(\(.*\))$/s.exec(item);
+    if (group) return parseLogic(table, group[2] as 'and' | 'or', !!group[1], group[3]!);
+    const firstOp = /\.(not\.)?[a-z]+(\([^)]*\))?\./.exec(item);
+    if (!firstOp) throw parseError(`"failed to parse logic tree (${raw})" (line 1, column 1)`, `unexpected "${item}"`);
+    return parseCondition(parseField(table, item.slice(0, firstOp.index), `logic tree (${raw})`), item.slice(firstOp.index + 1));
+  });
+  return { kind: 'logic', op, negate, children };
 }
 
 function parseOrder(table: TableInfo, raw: string): OrderTerm[] {
-  return raw.split(',').map((term) => {
-    const [column = '', ...modifiers] = term.trim().split('.');
-    const order: OrderTerm = { column: checkColumn(table, column), descending: false };
+  return splitTopLevel(raw).map((term) => {
+    const parts = term.trim().split('.');
+    const modifiers: string[] = [];
+    while (parts.length > 1 && ['asc', 'desc', 'nullsfirst', 'nullslast'].includes(parts.at(-1)!)) modifiers.unshift(parts.pop()!);
+    const order: OrderTerm = { field: parseField(table, parts.join('.'), `order (${raw})`), descending: false };
     for (const modifier of modifiers) {
       if (modifier === 'desc') order.descending = true;
       else if (modifier === 'asc') order.descending = false;
       else if (modifier === 'nullsfirst') order.nulls = 'first';
-      else if (modifier === 'nullslast') order.nulls = 'last';
-      else throw parseError(`"failed to parse order (${raw})" (line 1, column 1)`);
+      else order.nulls = 'last';
     }
     return order;
   });
@@ -117,31 +280,93 @@ function parseColumnList(table: TableInfo, raw: string): string[] {
   });
 }
 
-/** Parses and validates the query string of a request on `table` (already percent-decoded). */
-export function parseQuery(table: TableInfo, params: URLSearchParams): RequestQuery {
+/**
+ * Parses the filters of a query string (`field=op.value`, `or=(...)`, `not.and=(...)`), skipping
+ * `skip` (parameters that mean something else, such as an RPC's arguments).
+ */
+export function parseFilters(table: TableInfo, params: URLSearchParams, skip: ReadonlySet<string> = new Set()): Filter[] {
   const filters: Filter[] = [];
   for (const [key, value] of params) {
-    if (RESERVED.has(key)) continue;
-    if (key === 'or' || key === 'and' || key.includes('.')) {
-      throw parseError(`"failed to parse logic tree (${value})"`, `${key} filters are not supported by this server`);
+    if (RESERVED.has(key) || skip.has(key)) continue;
+    const logic = /^(not\.)?(and|or)$/.exec(key);
+    if (logic) {
+      filters.push(parseLogic(table, logic[2] as 'and' | 'or', !!logic[1], value));
+      continue;
     }
-    filters.push(parseFilter(table, key, value));
+    if (key.includes('.')) {
+      throw new RestError(400, 'PGRST108', `'${key.split('.')[0]}' is not an embedded resource in this request`, null,
+        `Verify that '${key.split('.')[0]}' is included in the 'select' query parameter.`);
+    }
+    filters.push(parseCondition(parseField(table, key, `filter (${key})`), value));
   }
-  const order = params.get('order');
-  const columns = params.get('columns');
-  const onConflict = params.get('on_conflict');
+  return filters;
+}
+
+/**
+ * Parses and validates the query string of a request on `table` (already percent-decoded):
+ * `skip` names parameters that mean something else (an RPC's arguments). Embedded resources
+ * take their own `select`, filters, `order`, `limit` and `offset` from `<name>.`-prefixed keys.
+ */
+export function parseQuery(catalog: Catalog, table: TableInfo, params: URLSearchParams, skip?: ReadonlySet<string>, depth = 0): RequestQuery {
+  const raw = params.get('select');
+  const items: EmbedItem[] = [];
+  const select = parseSelect(table, depth === 0 && !raw?.trim() ? '*' : raw ?? '', items);
+  checkEmbedBounds(depth + (items.length ? 1 : 0), items.length);
+  const own = new URLSearchParams();
+  const childParams = items.map((item) => new URLSearchParams({ select: item.select }));
+  const nullFilters = items.map(() => ({ inner: false, absent: false }));
+  for (const [key, value] of params) {
+    const index = items.findIndex((item) => key.startsWith(`${item.name}.`) || key === item.name);
+    if (index < 0 || skip?.has(key)) {
+      own.append(key, value);
+      continue;
+    }
+    if (key === items[index]!.name) {
+      if (value === 'not.is.null') nullFilters[index]!.inner = true;
+      else if (value === 'is.null') nullFilters[index]!.absent = true;
+      else throw parseError(`"failed to parse filter (${value})"`, `An embedded resource can only be filtered with is.null or not.is.null`);
+      continue;
+    }
+    childParams[index]!.append(key.slice(items[index]!.name.length + 1), value);
+  }
+  const embeds = items.map((item, i): EmbedQuery => {
+    const { table: child, relationship } = resolveEmbed(catalog, table, item.target, item.hint);
+    return {
+      name: item.name,
+      table: child,
+      relationship,
+      inner: item.inner || nullFilters[i]!.inner,
+      absent: nullFilters[i]!.absent,
+      shown: item.select.trim() !== '',
+      query: parseQuery(catalog, child, childParams[i]!, undefined, depth + 1),
+    };
+  });
+  const order = own.get('order');
+  const columns = own.get('columns');
+  const onConflict = own.get('on_conflict');
   return {
-    select: parseSelect(table, params.get('select')),
-    filters,
+    select,
+    embeds,
+    filters: parseFilters(table, own, skip),
     order: order ? parseOrder(table, order) : [],
-    limit: parseCount('limit', params.get('limit')),
-    offset: parseCount('offset', params.get('offset')) ?? 0,
+    limit: parseCount('limit', own.get('limit')),
+    offset: parseCount('offset', own.get('offset')) ?? 0,
     columns: columns ? parseColumnList(table, columns) : undefined,
     onConflict: onConflict ? splitList(onConflict).map((c) => checkColumn(table, c)) : undefined,
   };
 }
 
-/** The SQL operator of a comparison filter. */
-export function comparisonSql(op: keyof typeof COMPARISONS): string {
-  return COMPARISONS[op];
+/** The SQL operator of a binary filter operator. */
+export function operatorSql(op: keyof typeof OPERATORS): string {
+  return OPERATORS[op];
+}
+
+/** The tsquery function of a full-text operator. */
+export function ftsFunction(op: keyof typeof FTS): string {
+  return FTS[op];
+}
+
+/** Whether `op` is a full-text operator. */
+export function isFts(op: string): op is keyof typeof FTS {
+  return op in FTS;
 }

@@ -1,6 +1,7 @@
 import { ident, type TableInfo } from './catalog.js';
 import { RestError } from './errors.js';
-import { comparisonSql, type Filter, type RequestQuery } from './query.js';
+import type { Relationship } from './embed.js';
+import { ftsFunction, isFts, operatorSql, type Condition, type EmbedQuery, type FieldRef, type Filter, type OrderTerm, type RequestQuery } from './query.js';
 import type { Preferences } from './prefer.js';
 
 /** One statement with its parameters. Identifiers come from the catalog; values are parameters. */
@@ -21,60 +22,161 @@ function target(table: TableInfo): string {
   return `public.${ident(table.name)}`;
 }
 
-function filterSql(table: TableInfo, filter: Filter, params: unknown[]): string {
-  const column = `${ident(table.name)}.${ident(filter.column)}`;
-  const add = (value: unknown) => `$${params.push(value)}`;
-  let condition: string;
-  if (filter.op === 'in') {
-    condition = filter.values.length ? `${column} in (${filter.values.map(add).join(', ')})` : 'false';
-  } else if (filter.op === 'is') {
-    condition = `${column} is ${filter.value}`;
-  } else {
-    const value = filter.op === 'like' || filter.op === 'ilike' ? filter.value.replaceAll('*', '%') : filter.value;
-    condition = `${column} ${comparisonSql(filter.op)} ${add(value)}`;
+/** A parameter placeholder for `value`, appended to `params`. */
+function bind(params: unknown[], value: unknown): string {
+  return `$${params.push(value)}`;
+}
+
+/** SQL for a column with its JSON steps; keys are parameters, array indexes literal integers. */
+function fieldSql(table: TableInfo, field: FieldRef, params: unknown[], q = ident(table.name)): string {
+  let sql = `${q}.${ident(field.column)}`;
+  for (const step of field.path) {
+    sql = /^-?\d+$/.test(step.key) ? `(${sql}${step.arrow}${Number(step.key)})` : `(${sql}${step.arrow}${bind(params, step.key)}::text)`;
   }
-  return filter.negate ? `not (${condition})` : condition;
+  return sql;
 }
 
-function whereSql(table: TableInfo, filters: Filter[], params: unknown[]): string {
-  return filters.length ? `where ${filters.map((f) => filterSql(table, f, params)).join(' and ')}` : '';
+/** Operators whose value is read as the column's own type (arrays, ranges, jsonb). */
+const TYPED_OPERATORS = new Set(['cs', 'cd', 'ov', 'sl', 'sr', 'nxl', 'nxr', 'adj']);
+
+function conditionSql(table: TableInfo, condition: Condition, params: unknown[], q: string): string {
+  const field = fieldSql(table, condition.field, params, q);
+  const plainType = condition.field.path.length ? (condition.field.path.at(-1)!.arrow === '->' ? 'jsonb' : 'text') : table.types.get(condition.field.column)!;
+  let sql: string;
+  if (condition.op === 'in') {
+    sql = condition.values.length ? `${field} in (${condition.values.map((v) => bind(params, v)).join(', ')})` : 'false';
+  } else if (condition.op === 'is') {
+    sql = condition.value === 'not_null' ? `${field} is not null` : `${field} is ${condition.value}`;
+  } else if (isFts(condition.op)) {
+    const config = 'config' in condition && condition.config ? `${bind(params, condition.config)}::regconfig, ` : '';
+    const vector = plainType === 'tsvector' ? field : `to_tsvector(${config}${field})`;
+    sql = `${vector} @@ ${ftsFunction(condition.op)}(${config}${bind(params, condition.value)})`;
+  } else {
+    const pattern = condition.op === 'like' || condition.op === 'ilike';
+    const sqlOp = operatorSql(condition.op);
+    const quantified = 'quantifier' in condition && condition.quantifier;
+    if (quantified) {
+      const values = condition.values!.map((v) => (pattern ? v.replaceAll('*', '%') : v));
+      sql = `${field} ${sqlOp} ${condition.quantifier}(${bind(params, values)}::${pattern || plainType.startsWith('"') ? 'text' : plainType}[])`;
+    } else {
+      const value = pattern ? condition.value.replaceAll('*', '%') : condition.value;
+      const cast = TYPED_OPERATORS.has(condition.op) ? `::${plainType}` : '';
+      sql = `${field} ${sqlOp} ${bind(params, value)}${cast}`;
+    }
+  }
+  return condition.negate ? `not (${sql})` : sql;
 }
 
-function projection(columns: string[]): string {
-  return columns.map(ident).join(', ');
+function filterSql(table: TableInfo, filter: Filter, params: unknown[], q: string): string {
+  if (filter.kind === 'condition') return conditionSql(table, filter, params, q);
+  const parts = filter.children.map((child) => `(${filterSql(table, child, params, q)})`);
+  const sql = parts.length ? parts.join(` ${filter.op} `) : 'true';
+  return filter.negate ? `not (${sql})` : `(${sql})`;
 }
 
-/** GET/HEAD: the page as a JSON array, its row count and, with count=exact, the total. */
-export function selectStatement(table: TableInfo, query: RequestQuery, countExact: boolean): Statement {
-  const params: unknown[] = [];
-  const where = whereSql(table, query.filters, params);
-  const order = query.order.length
-    ? `order by ${query.order
-        .map((o) => `${ident(o.column)} ${o.descending ? 'desc' : 'asc'}${o.nulls ? ` nulls ${o.nulls}` : ''}`)
-        .join(', ')}`
-    : '';
+/** The join of an embedded resource (aliased `child`) to its parent row (aliased `parent`). */
+function joinSql(relationship: Relationship, parent: string, child: string): string {
+  const pairs = (left: string, leftColumns: string[], right: string, rightColumns: string[]) =>
+    leftColumns.map((column, i) => `${left}.${ident(column)} = ${right}.${ident(rightColumns[i]!)}`);
+  if (relationship.cardinality === 'many-to-many') {
+    const { junction, toParent, toChild } = relationship;
+    return `exists (select 1 from public.${ident(junction)} as pgrst_j where ${[
+      ...pairs('pgrst_j', toParent.columns, parent, toParent.foreignColumns),
+      ...pairs('pgrst_j', toChild.columns, child, toChild.foreignColumns),
+    ].join(' and ')})`;
+  }
+  const { key } = relationship;
+  return (relationship.parentHoldsKey
+    ? pairs(child, key.foreignColumns, parent, key.columns)
+    : pairs(child, key.columns, parent, key.foreignColumns)).join(' and ');
+}
+
+/** Conditions on the rows of `table` (aliased `q`): its filters and its `!inner`/`is.null` embeds. */
+function conditionsSql(table: TableInfo, query: RequestQuery, params: unknown[], q: string, depth: number): string[] {
+  const conditions = query.filters.map((f) => filterSql(table, f, params, q));
+  query.embeds.forEach((embed, n) => {
+    if (!embed.inner && !embed.absent) return;
+    const alias = ident(`pgrst_${depth}_${n}`);
+    const inner = [joinSql(embed.relationship, q, alias), ...conditionsSql(embed.table, embed.query, params, alias, depth + 1)];
+    conditions.push(`${embed.absent ? 'not ' : ''}exists (select 1 from public.${ident(embed.table.name)} as ${alias} where ${inner.join(' and ')})`);
+  });
+  return conditions;
+}
+
+function whereSql(table: TableInfo, query: RequestQuery, params: unknown[], q = ident(table.name)): string {
+  const conditions = conditionsSql(table, query, params, q, 1);
+  return conditions.length ? `where ${conditions.join(' and ')}` : '';
+}
+
+/** One embedded resource as a JSON value: an array for to-many, an object or null for to-one. */
+function embedSql(parent: string, embed: EmbedQuery, params: unknown[], depth: number, n: number): string {
+  const alias = ident(`pgrst_${depth}_${n}`);
+  const rows = ident(`pgrst_rows_${depth}_${n}`);
+  const query = embed.query;
+  const where = [joinSql(embed.relationship, parent, alias), ...conditionsSql(embed.table, query, params, alias, depth + 1)].join(' and ');
+  const columns = projection(embed.table, query, params, alias, depth + 1) || 'null as pgrst_none';
+  const from = `from public.${ident(embed.table.name)} as ${alias} where ${where}`;
+  const toMany = embed.relationship.cardinality === 'one-to-many' || embed.relationship.cardinality === 'many-to-many';
+  if (!toMany) return `(select row_to_json(${rows}) from (select ${columns} ${from} limit 1) ${rows})`;
+  const order = orderSql(embed.table, query.order, params, alias);
   const limit = query.limit === undefined ? '' : `limit ${query.limit}`;
   const offset = query.offset ? `offset ${query.offset}` : '';
-  const total = countExact ? `(select count(*)::int from ${target(table)} ${where})` : 'null::int';
+  return `coalesce((select json_agg(${rows}) from (select ${columns} ${from} ${order} ${limit} ${offset}) ${rows}), '[]'::json)`;
+}
+
+/** The select list: each field (cast if asked) under its output name, then each shown embed. */
+function projection(table: TableInfo, query: Pick<RequestQuery, 'select' | 'embeds'>, params: unknown[], q = ident(table.name), depth = 1): string {
+  const fields = query.select.map((item) => `${fieldSql(table, item.field, params, q)}${item.cast ? `::${item.cast}` : ''} as ${ident(item.name)}`);
+  const embeds = query.embeds.flatMap((embed, n) => (embed.shown ? [`${embedSql(q, embed, params, depth, n)} as ${ident(embed.name)}`] : []));
+  return [...fields, ...embeds].join(', ');
+}
+
+function orderSql(table: TableInfo, order: OrderTerm[], params: unknown[], q = ident(table.name)): string {
+  return order.length
+    ? `order by ${order.map((o) => `${fieldSql(table, o.field, params, q)} ${o.descending ? 'desc' : 'asc'}${o.nulls ? ` nulls ${o.nulls}` : ''}`).join(', ')}`
+    : '';
+}
+
+/**
+ * GET/HEAD: the page as a JSON array, its row count and, with count=exact, the total. `source`
+ * replaces the table as the row source (a set-returning function call aliased as the table).
+ */
+export function selectStatement(table: TableInfo, query: RequestQuery, countExact: boolean, source?: Statement): Statement {
+  const params: unknown[] = [...(source?.params ?? [])];
+  const from = source ? source.sql : target(table);
+  const where = whereSql(table, query, params);
+  const order = orderSql(table, query.order, params);
+  const limit = query.limit === undefined ? '' : `limit ${query.limit}`;
+  const offset = query.offset ? `offset ${query.offset}` : '';
+  const total = countExact ? `(select count(*)::int from ${from} ${where})` : 'null::int';
   return {
-    sql: `with pgrst_source as (select ${projection(query.select)} from ${target(table)} ${where} ${order} ${limit} ${offset})
+    sql: `with pgrst_source as (select ${projection(table, query, params) || 'null as pgrst_none'} from ${from} ${where} ${order} ${limit} ${offset})
           select ${total} as total, count(*)::int as page, 0 as inserted,
                  coalesce(json_agg(_r), '[]')::text as body from pgrst_source _r`,
     params,
   };
 }
 
-/** Wraps a data-changing statement so it returns the changed rows projected by `select`. */
-function withRepresentation(dml: string, table: TableInfo, select: string[], params: unknown[]): Statement {
+/**
+ * Wraps a data-changing statement so it returns the number of changed rows (also as `total`
+ * with count=exact) and, when `select` is given, those rows projected by it.
+ */
+function wrapWrite(dml: string, table: TableInfo, select: RequestQuery | null, params: unknown[], countExact: boolean): Statement {
   const all = table.columns.map((c) => `${ident(table.name)}.${ident(c)}`).join(', ');
+  const body = select
+    ? `coalesce((select json_agg(_r) from (select ${projection(table, select, params) || 'null as pgrst_none'} from pgrst_source as ${ident(table.name)}) _r), '[]')::text`
+    : 'null::text';
   return {
     sql: `with pgrst_source as (${dml} returning ${all}, (${ident(table.name)}.xmax = 0) as pgrst_inserted)
-          select null::int as total, count(*)::int as page,
-                 (count(*) filter (where pgrst_inserted))::int as inserted,
-                 coalesce((select json_agg(_r) from (select ${projection(select)} from pgrst_source) _r), '[]')::text as body
+          select ${countExact ? 'count(*)::int' : 'null::int'} as total, count(*)::int as page,
+                 (count(*) filter (where pgrst_inserted))::int as inserted, ${body} as body
           from pgrst_source`,
     params,
   };
+}
+
+function columnList(columns: string[]): string {
+  return columns.map(ident).join(', ');
 }
 
 function keysOf(rows: Record<string, unknown>[], table: TableInfo): string[] {
@@ -101,10 +203,17 @@ export function insertStatement(
   const columns = query.columns ?? keysOf(rows, table);
   let dml: string;
   let params: unknown[];
-  if (columns.length) {
+  if (columns.length && prefer.missingDefault) {
+    // Each row is one parameter; a column the row leaves out is DEFAULT (Prefer: missing=default).
+    params = rows.map((row) => JSON.stringify(row));
+    const tuples = rows.map((row, i) => `(${columns
+      .map((c) => (c in row ? `(json_populate_record(null::${target(table)}, $${i + 1}::json)).${ident(c)}` : 'default'))
+      .join(', ')})`);
+    dml = `insert into ${target(table)} (${columnList(columns)}) values ${tuples.join(', ')}`;
+  } else if (columns.length) {
     params = [JSON.stringify(rows)];
-    dml = `insert into ${target(table)} (${projection(columns)})
-       select ${projection(columns)} from json_populate_recordset(null::${target(table)}, $1::json)`;
+    dml = `insert into ${target(table)} (${columnList(columns)})
+       select ${columnList(columns)} from json_populate_recordset(null::${target(table)}, $1::json)`;
   } else if (rows.length === 1) {
     params = [];
     dml = `insert into ${target(table)} default values`;
@@ -115,15 +224,15 @@ export function insertStatement(
     const conflict = query.onConflict ?? table.primaryKey;
     if (!conflict.length) throw new RestError(400, '42P10', 'there is no unique or exclusion constraint matching the ON CONFLICT specification');
     const update = columns.map((c) => `${ident(c)} = excluded.${ident(c)}`).join(', ');
-    dml += ` on conflict (${projection(conflict)}) ${
+    dml += ` on conflict (${columnList(conflict)}) ${
       prefer.resolution === 'merge-duplicates' && update ? `do update set ${update}` : 'do nothing'
     }`;
   }
-  return prefer.representation ? withRepresentation(dml, table, query.select, params) : { sql: dml, params };
+  return wrapWrite(dml, table, prefer.representation ? query : null, params, prefer.countExact);
 }
 
 /** PATCH: update the filtered rows with the body's columns. */
-export function updateStatement(table: TableInfo, query: RequestQuery, body: Record<string, unknown>, representation: boolean): Statement {
+export function updateStatement(table: TableInfo, query: RequestQuery, body: Record<string, unknown>, prefer: Preferences): Statement {
   if (!query.filters.length) throw new RestError(400, '21000', 'UPDATE requires a WHERE clause');
   const columns = keysOf([body], table);
   if (!columns.length) throw new RestError(400, 'PGRST102', 'Empty or invalid json');
@@ -131,14 +240,14 @@ export function updateStatement(table: TableInfo, query: RequestQuery, body: Rec
   const set = columns.map((c) => `${ident(c)} = pgrst_body.${ident(c)}`).join(', ');
   const dml = `update ${target(table)} set ${set}
     from (select * from json_populate_record(null::${target(table)}, $1::json)) pgrst_body
-    ${whereSql(table, query.filters, params)}`;
-  return representation ? withRepresentation(dml, table, query.select, params) : { sql: dml, params };
+    ${whereSql(table, query, params)}`;
+  return wrapWrite(dml, table, prefer.representation ? query : null, params, prefer.countExact);
 }
 
 /** DELETE: delete the filtered rows. An unfiltered delete is refused, as hosted Supabase does. */
-export function deleteStatement(table: TableInfo, query: RequestQuery, representation: boolean): Statement {
+export function deleteStatement(table: TableInfo, query: RequestQuery, prefer: Preferences): Statement {
   if (!query.filters.length) throw new RestError(400, '21000', 'DELETE requires a WHERE clause');
   const params: unknown[] = [];
-  const dml = `delete from ${target(table)} ${whereSql(table, query.filters, params)}`;
-  return representation ? withRepresentation(dml, table, query.select, params) : { sql: dml, params };
+  const dml = `delete from ${target(table)} ${whereSql(table, query, params)}`;
+  return wrapWrite(dml, table, prefer.representation ? query : null, params, prefer.countExact);
 }

@@ -10,7 +10,9 @@ import { SignJWT } from 'jose';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import WebSocket from 'ws';
-import { removeDataDir, signInPlayer, startTestServer, type TestPlayer, type TestServer } from './harness.js';
+import { signInPlayer, startTestServer, type TestPlayer, type TestServer } from './harness.js';
+import { enterAtSpawn } from './rules.js';
+import { waitFor } from '../support/wait.js';
 
 const SEED = 0x7e55e7a;
 const REST_REQUESTS = 300;
@@ -43,7 +45,6 @@ test.before(async () => {
 
 test.after(async () => {
   await server.stop();
-  await removeDataDir(server.dataDir);
 });
 
 const TABLES = ['game_blocks', 'game_chat_messages', 'game_players', 'game_combat_logs', 'game_player_stats', 'game_voice_messages'];
@@ -178,7 +179,8 @@ test('each kind of bad request gets its clear error, and another wallet is unaff
     const other = await bystander.client.from('game_blocks').select('x').limit(1);
     assert.is(other.error, null, `${label}: others still served`);
   }
-  const write = await bystander.client.from('game_blocks').insert({ x: 700, y: 700, block_type: 'glass', player_id: bystander.address, player_name: 'Bystander' });
+  await enterAtSpawn(bystander);
+  const write = await bystander.client.from('game_blocks').insert({ x: 5, y: 5, block_type: 'glass', player_id: bystander.address, player_name: 'Bystander' });
   assert.is(write.error, null);
 });
 
@@ -201,9 +203,7 @@ async function openSocket(vsn: '1.0.0' | '2.0.0'): Promise<Socket> {
 
 /** Waits until `socket` has at least `n` replies, or fails after 5 s. */
 async function repliesOf(socket: Socket, n: number): Promise<unknown[][]> {
-  const until = Date.now() + 5000;
-  while (socket.replies.length < n && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 20));
-  assert.ok(socket.replies.length >= n, `expected ${n} replies, got ${JSON.stringify(socket.replies)}`);
+  await waitFor(() => socket.replies.length >= n, { message: () => `${n} replies, got ${JSON.stringify(socket.replies)}` });
   return socket.replies;
 }
 
@@ -290,8 +290,7 @@ test(`${WS_FRAMES} seeded WebSocket frames: the server stays up and others keep 
   assert.is(read.error, null);
   const write = await bystander.client.from('game_chat_messages').insert({ player_id: bystander.address, player_name: 'Bystander', message: 'still fine' });
   assert.is(write.error, null);
-  const until = Date.now() + 5000;
-  while (events.length === 0 && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 20));
+  await waitFor(() => events.length > 0, { message: 'the chat message at the bystander' });
   assert.equal((events[0] as { message: string }).message, 'still fine');
   await bystander.client.removeAllChannels();
   assert.not.match(server.output(), /realtime: .*(failed|internal)/, 'no frame made the server fail internally');

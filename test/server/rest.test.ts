@@ -1,6 +1,9 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { removeDataDir, signInPlayer, startTestServer, type TestPlayer, type TestServer } from './harness.js';
+import { enterAtSpawn } from './rules.js';
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 let server: TestServer;
 let alice: TestPlayer;
@@ -10,6 +13,8 @@ test.before(async () => {
   server = await startTestServer();
   alice = await signInPlayer(server);
   bob = await signInPlayer(server);
+  // Building and voice need a fresh presence row; blocks stay in view of it.
+  await Promise.all([enterAtSpawn(alice, 'Alice'), enterAtSpawn(bob, 'Bob')]);
 });
 
 test.after(async () => {
@@ -58,8 +63,8 @@ test('place block, load world, remove block returning the rows', async () => {
 });
 
 test('online count and minimap positions read the last 5 minutes', async () => {
-  await alice.client.from('game_blocks').insert({ x: 20, y: 3, block_type: 'wood', player_id: alice.address, player_name: 'Alice' });
-  await bob.client.from('game_blocks').insert({ x: 21, y: 3, block_type: 'glass', player_id: bob.address, player_name: 'Bob' });
+  await alice.client.from('game_blocks').insert({ x: 11, y: 3, block_type: 'wood', player_id: alice.address, player_name: 'Alice' });
+  await bob.client.from('game_blocks').insert({ x: 12, y: 3, block_type: 'glass', player_id: bob.address, player_name: 'Bob' });
   const chat = await alice.client.from('game_chat_messages').select('player_id').gte('created_at', fiveMinutesAgo());
   const blocks = await alice.client.from('game_blocks').select('player_id').gte('created_at', fiveMinutesAgo());
   const online = new Set([...chat.data!, ...blocks.data!].map((r) => r.player_id));
@@ -70,18 +75,19 @@ test('online count and minimap positions read the last 5 minutes', async () => {
     .gte('created_at', fiveMinutesAgo())
     .neq('player_id', alice.address);
   assert.is(minimap.error, null);
-  assert.equal(minimap.data!.map((r) => [r.player_name, r.x, r.y]), [['Bob', 21, 3]]);
+  assert.equal(minimap.data!.map((r) => [r.player_name, r.x, r.y]), [['Bob', 12, 3]]);
   assert.equal(Object.keys(minimap.data![0]!), ['player_id', 'player_name', 'x', 'y', 'created_at']);
 });
 
-test('send voice stores the clip with tile coordinates', async () => {
+test("send voice stores the clip at the sender's tile", async () => {
   const audio = Buffer.alloc(30_000, 7).toString('base64');
   const { error } = await alice.client
     .from('game_voice_messages')
     .insert({ player_id: alice.address, player_name: 'Alice', audio_data: audio, x: 3, y: -7 });
   assert.is(error, null);
-  const { data } = await bob.client.from('game_voice_messages').select('audio_data, x, y').single();
-  assert.equal(data, { audio_data: audio, x: 3, y: -7 });
+  // A read of audio returns one clip at a time (README, TS106).
+  const { data } = await bob.client.from('game_voice_messages').select('audio_data, x, y').limit(1).single();
+  assert.equal(data, { audio_data: audio, x: 0, y: 0 }, 'the server sets x and y from the presence row');
 });
 
 const presence = (player: TestPlayer, name: string, x: number) => ({
@@ -99,9 +105,12 @@ const presence = (player: TestPlayer, name: string, x: number) => ({
 });
 
 test('presence upsert on player_id, load players, leave', async () => {
+  await alice.client.from('game_players').delete().eq('player_id', alice.address);
   const first = await alice.client.from('game_players').upsert(presence(alice, 'Alice', 10), { onConflict: 'player_id' }).select();
   assert.is(first.error, null);
   assert.is(first.status, 201);
+  // Moving 89 px needs the movement budget (225 px/s, README "Movement") to cover it: 0.5 s does.
+  await sleep(500);
   const second = await alice.client.from('game_players').upsert(presence(alice, 'Alice', 99), { onConflict: 'player_id' }).select();
   assert.is(second.error, null);
   assert.is(second.status, 200);
@@ -125,7 +134,9 @@ test('presence upsert on player_id, load players, leave', async () => {
 });
 
 test('attack writes a combat log and upserts stats', async () => {
-  // Both players stand just outside spawn, side by side, with fresh presence rows.
+  // Both players stand just outside spawn, side by side, with fresh presence rows; Bob walks
+  // 94 px there, which the movement budget covers after 0.5 s.
+  await sleep(500);
   for (const [player, name] of [[alice, 'Alice'], [bob, 'Bob']] as const) {
     const beat = await player.client.from('game_players').upsert(presence(player, name, 99), { onConflict: 'player_id' });
     assert.is(beat.error, null);
@@ -139,6 +150,8 @@ test('attack writes a combat log and upserts stats', async () => {
     weapon_type: 'sword',
     x: 40,
     y: 2,
+    attacker_x: 99,
+    attacker_y: 64,
   });
   assert.is(log.error, null);
   const stats = await alice.client
@@ -152,14 +165,14 @@ test('attack writes a combat log and upserts stats', async () => {
 });
 
 test('filters in and is, order desc, range and count=exact with Content-Range', async () => {
-  const rows = [30, 31, 32, 33].map((x) => ({ x, y: 9, block_type: 'brick', player_id: alice.address, player_name: 'Alice' }));
+  const rows = [5, 6, 7, 8].map((x) => ({ x, y: 9, block_type: 'brick', player_id: alice.address, player_name: 'Alice' }));
   const inserted = await alice.client.from('game_blocks').insert(rows).select('x');
   assert.is(inserted.error, null);
-  assert.equal(inserted.data, [{ x: 30 }, { x: 31 }, { x: 32 }, { x: 33 }]);
-  const picked = await alice.client.from('game_blocks').select('x').in('x', [31, 33, 99]).order('x', { ascending: false });
-  assert.equal(picked.data, [{ x: 33 }, { x: 31 }]);
+  assert.equal(inserted.data, [{ x: 5 }, { x: 6 }, { x: 7 }, { x: 8 }]);
+  const picked = await alice.client.from('game_blocks').select('x').in('x', [6, 8, 99]).order('x', { ascending: false });
+  assert.equal(picked.data, [{ x: 8 }, { x: 6 }]);
   const page = await alice.client.from('game_blocks').select('x', { count: 'exact' }).eq('y', 9).order('x').range(1, 2);
-  assert.equal(page.data, [{ x: 31 }, { x: 32 }]);
+  assert.equal(page.data, [{ x: 6 }, { x: 7 }]);
   assert.is(page.count, 4);
   const res = await fetch(`${server.url}/rest/v1/game_blocks?select=x&y=eq.9&order=x&offset=1&limit=2`, {
     headers: { apikey: server.anonKey, authorization: `Bearer ${(await alice.client.auth.getSession()).data.session!.access_token}`, prefer: 'count=exact' },
@@ -170,11 +183,11 @@ test('filters in and is, order desc, range and count=exact with Content-Range', 
 });
 
 test('ignore-duplicates upsert keeps the first row', async () => {
-  const row = { x: 50, y: 50, block_type: 'gold', player_id: alice.address, player_name: 'Alice' };
+  const row = { x: 12, y: -6, block_type: 'gold', player_id: alice.address, player_name: 'Alice' };
   await alice.client.from('game_blocks').insert(row);
   const { error } = await alice.client.from('game_blocks').upsert({ ...row, block_type: 'iron' }, { onConflict: 'x,y', ignoreDuplicates: true });
   assert.is(error, null);
-  const { data } = await alice.client.from('game_blocks').select('block_type').eq('x', 50).eq('y', 50).single();
+  const { data } = await alice.client.from('game_blocks').select('block_type').eq('x', 12).eq('y', -6).single();
   assert.equal(data, { block_type: 'gold' });
 });
 
@@ -188,7 +201,7 @@ test('single() on no rows is 406 PGRST116; maybeSingle() is null', async () => {
 });
 
 test('update with filters changes own rows', async () => {
-  const { data, error } = await alice.client.from('game_blocks').update({ block_type: 'diamond' }).eq('x', 50).eq('y', 50).select('block_type');
+  const { data, error } = await alice.client.from('game_blocks').update({ block_type: 'diamond' }).eq('x', 12).eq('y', -6).select('block_type');
   assert.is(error, null);
   assert.equal(data, [{ block_type: 'diamond' }]);
 });
