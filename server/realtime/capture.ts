@@ -39,27 +39,48 @@ begin
   return null;
 end $$;
 
--- For each check {role, claims, sql, keys}: run sql under that role and claims and return
--- (check index, change index) for every row the role can read. A check whose policies raise
--- is reported once with failed = true and is otherwise ignored.
-create or replace function realtime.visible(checks jsonb) returns table (c int, i int, failed boolean)
+-- Removes the oldest captured changes (at most max_changes) and returns them in commit order as
+-- (ord, rel, kind, record, old, at, checked = null), ord counting from 1. Then, for each check
+-- {rel, role, claims, sql} of the present subscribers, it re-reads under that role and those
+-- claims the rows of that table's drained changes (sql, from visibilitySql) and returns
+-- (ord, checked = check index) for each one the role can read. A check whose policies raise is
+-- reported once as (ord = -1, checked) and is otherwise ignored. One round trip per drain.
+create or replace function realtime.drain(max_changes int, checks jsonb)
+returns table (ord int, rel int, kind text, record text, old text, at text, checked int)
 language plpgsql as $$
+#variable_conflict use_column
 declare
+  drained realtime.changes[];
   n int;
   chk jsonb;
+  keys jsonb;
 begin
+  with d as (
+    delete from realtime.changes where id in (select c.id from realtime.changes c order by c.id limit max_changes)
+    returning *)
+  select coalesce(array_agg(d order by d.id), '{}') into drained from d;
+  return query
+    select c.o::int, c.rel::int, c.kind, c.record::text, c.old_record::text,
+      to_char(c.at at time zone 'utc', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), null::int
+    from unnest(drained) with ordinality as c(id, rel, kind, record, old_record, at, o);
   for n in 0 .. jsonb_array_length(checks) - 1 loop
     chk := checks -> n;
+    select jsonb_agg(c.record::jsonb || jsonb_build_object('i', c.o)) into keys
+      from unnest(drained) with ordinality as c(id, rel, kind, record, old_record, at, o)
+      where c.rel = (chk ->> 'rel')::oid and c.kind <> 'DELETE' and c.record is not null;
+    continue when keys is null;
     begin
       perform set_config('role', chk ->> 'role', true), set_config('request.jwt.claims', chk ->> 'claims', true);
-      return query execute chk ->> 'sql' using chk -> 'keys', n;
+      return query execute 'select v.i::int, null::int, null::text, null::text, null::text, null::text, v.c::int from ('
+        || (chk ->> 'sql') || ') as v(c, i, failed)' using keys, n;
       perform set_config('role', 'none', true);
     exception when others then
-      return query select n, -1, true;
+      return query select -1, null::int, null::text, null::text, null::text, null::text, n;
     end;
   end loop;
 end $$;
-revoke all on function realtime.visible(jsonb) from public;
+revoke all on function realtime.drain(int, jsonb) from public;
+drop function if exists realtime.visible(jsonb);
 
 do $$
 declare t record;
@@ -96,26 +117,79 @@ export interface Change {
   at: string;
 }
 
-/** Creates the empty capture table, then {@link captureTables}. */
+/** The channel on which PostgreSQL says that published tables or their policies may have changed. */
+export const SCHEMA_CHANNEL = 'realtime_schema';
+
+/**
+ * An event trigger that notifies {@link SCHEMA_CHANNEL} after DDL that can change what Realtime
+ * serves (publications, tables, policies; not grants, which the capture itself issues), so the catalogue of published tables is
+ * re-read at once and a join can be answered from memory. Creating an event trigger needs a
+ * superuser: on a database where the server is not one, it is skipped and the catalogue is
+ * re-read only when a join names a table it lacks (at most every CATALOGUE_REFRESH_MS).
+ */
+const SCHEMA_WATCH_SQL = `
+create or replace function realtime.notify_schema_change() returns event_trigger
+language plpgsql as $$
+begin
+  perform pg_notify('${SCHEMA_CHANNEL}', '');
+end $$;
+do $$
+begin
+  drop event trigger if exists realtime_schema_change;
+  create event trigger realtime_schema_change on ddl_command_end
+    when tag in ('CREATE PUBLICATION', 'ALTER PUBLICATION', 'DROP PUBLICATION', 'CREATE TABLE', 'ALTER TABLE',
+                 'DROP TABLE', 'CREATE POLICY', 'ALTER POLICY', 'DROP POLICY')
+    execute function realtime.notify_schema_change();
+exception when insufficient_privilege then
+  null;
+end $$;
+`;
+
+/** Creates the empty capture table and the schema watch, then {@link captureTables}. */
 export async function installCapture(db: Queryable): Promise<void> {
   await db.exec(CAPTURE_TABLE_SQL);
+  await db.exec(SCHEMA_WATCH_SQL);
   await captureTables(db);
 }
 
-/** (Re)installs the capture triggers on every published table, and the visibility function. */
+/** (Re)installs the capture triggers on every published table, and the drain function. */
 export async function captureTables(db: Queryable): Promise<void> {
   await db.exec(CAPTURE_SQL);
 }
 
-/** Removes and returns the oldest captured changes, in commit order. */
-export async function drainChanges(db: Queryable): Promise<Change[]> {
-  const { rows } = await db.query<Change>(
-    `with d as (
-       delete from realtime.changes where id in (select id from realtime.changes order by id limit ${DRAIN_LIMIT})
-       returning id, rel, kind, record, old_record, at)
-     select rel::int as rel, kind, record::text as record, old_record::text as old,
-            to_char(at at time zone 'utc', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as at
-     from d order by id`,
+/** A visibility check for {@link drain}: `sql` (from visibilitySql) run under `role` and `claims` for the changes of table `rel`. */
+export interface VisibilityCheck {
+  rel: number;
+  role: string;
+  claims: string;
+  sql: string;
+}
+
+/** What one drain returns: the changes in commit order, and which checks found each one readable. */
+export interface Drained {
+  changes: Change[];
+  /** visible[check] holds the positions (in `changes`) of the changes that check found readable. */
+  visible: Set<number>[];
+  /** Indexes of checks whose policies raised: none of their changes are readable. */
+  failed: Set<number>;
+}
+
+/**
+ * Removes the oldest captured changes (at most {@link DRAIN_LIMIT}) and evaluates `checks` on
+ * them, in one round trip.
+ */
+export async function drain(db: Queryable, checks: VisibilityCheck[]): Promise<Drained> {
+  const { rows } = await db.query<{ ord: number; rel: number | null; kind: Change['kind'] | null; record: string | null; old: string | null; at: string | null; checked: number | null }>(
+    'select ord, rel, kind, record, old, at, checked from realtime.drain($1, $2::jsonb)',
+    [DRAIN_LIMIT, JSON.stringify(checks)],
   );
-  return rows;
+  const changes: Change[] = [];
+  const visible = checks.map(() => new Set<number>());
+  const failed = new Set<number>();
+  for (const row of rows) {
+    if (row.checked === null) changes.push({ rel: row.rel!, kind: row.kind!, record: row.record, old: row.old, at: row.at! });
+    else if (row.ord < 0) failed.add(row.checked);
+    else visible[row.checked]!.add(row.ord - 1);
+  }
+  return { changes, visible, failed };
 }

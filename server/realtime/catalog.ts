@@ -83,7 +83,7 @@ export async function loadAccess(db: Queryable, table: TableInfo, role: string):
 }
 
 /**
- * The statement {@link realtime.visible} runs for `table`: given change keys as a JSON array
+ * The statement realtime.drain runs for `table`: given change keys as a JSON array
  * of {i, <pk columns>}, it returns ($2, i, false) for each key whose row the current role can read.
  */
 export function visibilitySql(table: TableInfo): string {

@@ -1,5 +1,6 @@
 import type { Database } from '../db/index.js';
-import { DRAIN_LIMIT, drainChanges } from './capture.js';
+import { DRAIN_LIMIT, drain } from './capture.js';
+import type { VisibilityCheck } from './capture.js';
 import { visibilitySql } from './catalog.js';
 import type { Access, TableInfo } from './catalog.js';
 import type { Binding, Channel, Conn } from './channel.js';
@@ -7,24 +8,6 @@ import { matchesFilter } from './filter.js';
 import { changeDataJson, parseChange } from './payload.js';
 import type { ParsedChange } from './payload.js';
 import { textFrame, writeFrames } from './wire.js';
-
-/** One row change that passed a binding's event and filter, waiting for its RLS verdict. */
-interface Candidate {
-  change: number;
-  channel: Channel;
-  binding: Binding;
-  access: Access;
-  /** Index of the visibility check deciding it, or -1 when no check is needed. */
-  check: number;
-}
-
-interface Check {
-  role: string;
-  claims: string;
-  sql: string;
-  keys: Record<string, unknown>[];
-  seen: Set<number>;
-}
 
 /** Delivers captured changes to the bindings that match them, under each subscriber's RLS. */
 export interface Dispatcher {
@@ -38,11 +21,28 @@ export interface Dispatcher {
   idle(): Promise<void>;
 }
 
+/**
+ * The visibility checks of one tick: one per table and evaluation key, and for every binding
+ * present when the tick began the check deciding its changes (-1 when its access needs none).
+ */
+interface Plan {
+  checks: VisibilityCheck[];
+  checkOf: Map<Binding, number>;
+}
+
 function eventMatches(binding: Binding, kind: string): boolean {
   return binding.event === '*' || binding.event === kind;
 }
 
-/** Evaluation key: subscribers whose verdict cannot differ share one check. */
+function needsCheck(access: Access): boolean {
+  return access.mode === 'exists' || access.mode === 'claims';
+}
+
+/**
+ * Evaluation key: subscribers whose verdict cannot differ share one check. Under `exists`
+ * (no policy reads the claims) that is everyone of one role; under `claims`, one role and
+ * one set of claims.
+ */
 function evalKey(channel: Channel, access: Access): string {
   return access.mode === 'claims' ? `${channel.claims.role}\0${channel.claimsJson}` : channel.claims.role;
 }
@@ -57,96 +57,86 @@ export function createDispatcher(db: Database, onError: (error: unknown) => void
   let running: Promise<void> | null = null;
   let again = false;
 
-  function collect(changes: ParsedChange[]): { candidates: Candidate[]; checks: Check[] } {
-    const candidates: Candidate[] = [];
-    const checks: Check[] = [];
-    const checkIndex = new Map<string, number>();
+  function plan(): Plan {
+    const checks: VisibilityCheck[] = [];
+    const checkOf = new Map<Binding, number>();
+    const index = new Map<string, number>();
+    for (const [oid, subs] of byTable) {
+      for (const sub of subs) {
+        const access = sub.channel.access.get(oid);
+        if (!access || !needsCheck(access)) {
+          checkOf.set(sub, -1);
+          continue;
+        }
+        const key = `${oid}\0${evalKey(sub.channel, access)}`;
+        let n = index.get(key);
+        if (n === undefined) {
+          n = checks.length;
+          index.set(key, n);
+          checks.push({ rel: oid, role: sub.channel.claims.role, claims: sub.channel.claimsJson, sql: visibilitySql(sub.table) });
+        }
+        checkOf.set(sub, n);
+      }
+    }
+    return { checks, checkOf };
+  }
+
+  /** Whether `sub` receives change `ci`: event, filter, access and the RLS verdict of its check. */
+  function receives(sub: Binding, parsed: ParsedChange, ci: number, access: Access | undefined, checkOf: Map<Binding, number>, readable: (check: number, ci: number) => boolean): access is Access {
+    const kind = parsed.change.kind;
+    if (!access || !eventMatches(sub, kind)) return false;
+    if (sub.filter) {
+      const row = kind === 'DELETE' ? parsed.old : parsed.record;
+      if (!row || !matchesFilter(sub.filter, row, parsed.table.types.get(sub.filter.column) ?? 'text')) return false;
+    }
+    if (access.mode === 'hidden' && kind !== 'DELETE') return false;
+    const check = checkOf.get(sub);
+    // Bindings that joined while this tick's changes were being read wait for the next tick.
+    if (check === undefined) return false;
+    if (kind !== 'DELETE' && needsCheck(access) && parsed.record && !readable(check, ci)) return false;
+    // The channel may have left or rejoined while visibility was being evaluated.
+    return sub.channel.conn.channels.get(sub.channel.topic) === sub.channel;
+  }
+
+  /**
+   * Encodes every change once per distinct (protocol, topic, binding ids, view), one buffer
+   * shared by every socket it goes to, collects each socket's messages in commit order, then
+   * hands them to the socket's bounded outbound queue.
+   */
+  function deliver(changes: ParsedChange[], checkOf: Map<Binding, number>, readable: (check: number, ci: number) => boolean): void {
+    const touched = new Set<Conn>();
     changes.forEach((parsed, ci) => {
       const subs = byTable.get(parsed.table.oid);
       if (!subs) return;
-      const kind = parsed.change.kind;
-      const filterRow = kind === 'DELETE' ? parsed.old : parsed.record;
-      for (const sub of subs) {
-        if (!eventMatches(sub, kind)) continue;
-        if (sub.filter && !(filterRow && matchesFilter(sub.filter, filterRow, parsed.table.types.get(sub.filter.column) ?? 'text'))) continue;
-        const access = sub.channel.access.get(parsed.table.oid);
-        if (!access || (access.mode === 'hidden' && kind !== 'DELETE')) continue;
-        let check = -1;
-        if (kind !== 'DELETE' && (access.mode === 'exists' || access.mode === 'claims') && parsed.record) {
-          check = addCheck(checks, checkIndex, parsed, ci, sub.channel, access);
-        }
-        candidates.push({ change: ci, channel: sub.channel, binding: sub, access, check });
-      }
-    });
-    return { candidates, checks };
-  }
-
-  function addCheck(checks: Check[], index: Map<string, number>, parsed: ParsedChange, ci: number, channel: Channel, access: Access): number {
-    const key = `${parsed.table.oid}\0${evalKey(channel, access)}`;
-    let n = index.get(key);
-    if (n === undefined) {
-      n = checks.length;
-      index.set(key, n);
-      checks.push({ role: channel.claims.role, claims: channel.claimsJson, sql: visibilitySql(parsed.table), keys: [], seen: new Set() });
-    }
-    const check = checks[n];
-    if (!check.seen.has(ci) && parsed.record) {
-      check.seen.add(ci);
-      const key: Record<string, unknown> = { i: ci };
-      for (const col of parsed.table.pk) key[col.name] = parsed.record[col.name];
-      check.keys.push(key);
-    }
-    return n;
-  }
-
-  async function visible(checks: Check[]): Promise<Set<string>> {
-    const result = new Set<string>();
-    if (checks.length === 0) return result;
-    const payload = JSON.stringify(checks.map(({ role, claims, sql, keys }) => ({ role, claims, sql, keys })));
-    const { rows } = await db.query<{ c: number; i: number; failed: boolean }>('select c, i, failed from realtime.visible($1::jsonb)', [payload]);
-    const failed = new Set(rows.filter((row) => row.failed).map((row) => row.c));
-    for (const row of rows) if (!failed.has(row.c)) result.add(`${row.c}:${row.i}`);
-    return result;
-  }
-
-  function deliver(changes: ParsedChange[], candidates: Candidate[], seen: Set<string>): void {
-    const dataCache = new Map<string, string>();
-    const frameCache = new Map<string, Buffer>();
-    const touched = new Set<Conn>();
-    let i = 0;
-    while (i < candidates.length) {
-      const ci = candidates[i].change;
       const groups = new Map<Channel, { ids: number[]; access: Access }>();
-      for (; i < candidates.length && candidates[i].change === ci; i++) {
-        const cand = candidates[i];
-        if (cand.check >= 0 && !seen.has(`${cand.check}:${ci}`)) continue;
-        // The channel may have left or rejoined while visibility was being evaluated.
-        if (cand.channel.conn.channels.get(cand.channel.topic) !== cand.channel) continue;
-        const group = groups.get(cand.channel);
-        if (group) group.ids.push(cand.binding.id);
-        else groups.set(cand.channel, { ids: [cand.binding.id], access: cand.access });
+      for (const sub of subs) {
+        const access = sub.channel.access.get(parsed.table.oid);
+        if (!receives(sub, parsed, ci, access, checkOf, readable)) continue;
+        const group = groups.get(sub.channel);
+        if (group) group.ids.push(sub.id);
+        else groups.set(sub.channel, { ids: [sub.id], access });
       }
+      const dataByView = new Map<string, string>();
+      const frames = new Map<string, Buffer>();
       for (const [channel, { ids, access }] of groups) {
         const view = viewKey(access);
-        const frameKey = `${channel.conn.vsn}\0${channel.topic}\0${ids.join(',')}\0${view}`;
-        let frame = frameCache.get(frameKey);
+        const key = `${channel.conn.vsn}\0${channel.topic}\0${ids.join(',')}\0${view}`;
+        let frame = frames.get(key);
         if (!frame) {
-          let data = dataCache.get(view);
+          let data = dataByView.get(view);
           if (data === undefined) {
-            data = changeDataJson(changes[ci], access);
-            dataCache.set(view, data);
+            data = changeDataJson(parsed, access);
+            dataByView.set(view, data);
           }
           frame = textFrame(frameText(channel, ids, data));
-          frameCache.set(frameKey, frame);
+          frames.set(key, frame);
         }
         channel.conn.out.push(frame);
         touched.add(channel.conn);
       }
-      dataCache.clear();
-      frameCache.clear();
-    }
+    });
     for (const conn of touched) {
-      writeFrames(conn.socket, conn.out);
+      writeFrames(conn, conn.out);
       conn.out = [];
     }
   }
@@ -154,15 +144,19 @@ export function createDispatcher(db: Database, onError: (error: unknown) => void
   async function tick(): Promise<void> {
     do {
       again = false;
-      const drained = await drainChanges(db);
-      if (drained.length === DRAIN_LIMIT) again = true;
+      const { checks, checkOf } = plan();
+      const drained = await drain(db, checks);
+      if (drained.changes.length === DRAIN_LIMIT) again = true;
       const parsed: ParsedChange[] = [];
-      for (const change of drained) {
+      const positions: number[] = [];
+      drained.changes.forEach((change, position) => {
         const table = tableOf(change.rel);
-        if (table) parsed.push(parseChange(change, table));
-      }
-      const { candidates, checks } = collect(parsed);
-      if (candidates.length > 0) deliver(parsed, candidates, await visible(checks));
+        if (!table) return;
+        parsed.push(parseChange(change, table));
+        positions.push(position);
+      });
+      const readable = (check: number, ci: number) => !drained.failed.has(check) && drained.visible[check]!.has(positions[ci]!);
+      if (parsed.length > 0) deliver(parsed, checkOf, readable);
     } while (again);
   }
 

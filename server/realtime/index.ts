@@ -2,14 +2,24 @@ import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer } from 'ws';
 import type { Claims, Database } from '../db/index.js';
-import { CHANGES_CHANNEL, captureTables, installCapture } from './capture.js';
+import { authorizeRead, authorizeWrite } from './authorization.js';
+import { CHANGES_CHANNEL, SCHEMA_CHANNEL, captureTables, installCapture } from './capture.js';
 import { loadAccess, loadTables } from './catalog.js';
 import type { Access, TableInfo } from './catalog.js';
 import type { Channel, Conn } from './channel.js';
 import { serveConnection } from './connection.js';
 import type { Hub } from './connection.js';
 import { createDispatcher } from './dispatch.js';
+import {
+  CATALOGUE_REFRESH_MS,
+  MAX_FRAME_BYTES,
+  MAX_JOINS_PER_SECOND,
+  MAX_MESSAGES_PER_SECOND,
+  MAX_WALLET_MESSAGES_PER_SECOND,
+  TokenBucket,
+} from './limits.js';
 import type { Vsn } from './protocol.js';
+import { Outbound } from './wire.js';
 
 /** What Realtime needs from the server: the database, token verification and the anon key. */
 export interface RealtimeDeps {
@@ -19,8 +29,17 @@ export interface RealtimeDeps {
   anonKey: string;
 }
 
+/** The attached Realtime service. */
+export interface RealtimeServer {
+  /** Closes every channel joined with a token of `sessionId` (its session ended). */
+  endSession(sessionId: string): void;
+  /** Closes every socket and stops listening for changes. */
+  close(): Promise<void>;
+}
+
 const PATH = '/realtime/v1/websocket';
-const MAX_FRAME_BYTES = 8 * 1024 * 1024;
+/** How often wallets' message budgets that are full again are forgotten. */
+const WALLET_SWEEP_MS = 10_000;
 
 function refuse(socket: Duplex, status: number, error: string): void {
   const body = JSON.stringify({ error });
@@ -35,7 +54,7 @@ function refuse(socket: Duplex, status: number, error: string): void {
  * 1.0.0, heartbeat, postgres_changes under each subscriber's RLS, broadcast and token
  * updates. Installs the embedded change capture and resolves once it listens.
  */
-export async function attachRealtime(server: Server, deps: RealtimeDeps): Promise<{ close(): Promise<void> }> {
+export async function attachRealtime(server: Server, deps: RealtimeDeps): Promise<RealtimeServer> {
   const { db, verifyToken, anonKey } = deps;
   const log = (message: string) => console.error(message);
   await installCapture(db);
@@ -43,7 +62,38 @@ export async function attachRealtime(server: Server, deps: RealtimeDeps): Promis
   const accessCache = new Map<string, Promise<Access>>();
   const dispatcher = createDispatcher(db, (error) => log(`realtime: change delivery failed: ${(error as Error).message}`));
   const stopListening = await db.listen(CHANGES_CHANNEL, () => dispatcher.wake());
+  const stopWatching = await db.listen(SCHEMA_CHANNEL, () => void refreshTables());
   const topics = new Map<string, Set<Channel>>();
+  const walletBudgets = new Map<string, TokenBucket>();
+  const sweep = setInterval(() => {
+    for (const [wallet, budget] of walletBudgets) if (budget.full()) walletBudgets.delete(wallet);
+  }, WALLET_SWEEP_MS).unref();
+  let lastRefresh = performance.now();
+  let refreshing: Promise<void> | null = null;
+  let refreshAgain = false;
+
+  /** Re-reads the published tables; a call while one runs makes it read once more after. */
+  function refreshTables(): Promise<void> {
+    if (refreshing) {
+      refreshAgain = true;
+      return refreshing;
+    }
+    refreshing = (async () => {
+      do {
+        refreshAgain = false;
+        await captureTables(db);
+        tables = await loadTables(db);
+        accessCache.clear();
+      } while (refreshAgain);
+    })()
+      .catch((error: unknown) => log(`realtime: catalogue refresh failed: ${(error as Error).message}`))
+      .finally(() => {
+        refreshing = null;
+        lastRefresh = performance.now();
+      });
+    return refreshing;
+  }
+  let nextConnId = 1;
 
   const hub: Hub = {
     verifyToken,
@@ -51,10 +101,16 @@ export async function attachRealtime(server: Server, deps: RealtimeDeps): Promis
       find: (schema, table) =>
         [...tables.values()].filter((t) => t.schema === schema && (table === undefined || table === '*' || t.name === table)),
     },
-    async refreshTables() {
-      await captureTables(db);
-      tables = await loadTables(db);
-      accessCache.clear();
+    refreshTablesSoon() {
+      if (!refreshing && performance.now() - lastRefresh >= CATALOGUE_REFRESH_MS) void refreshTables();
+    },
+    catalogueSettled: () => refreshing ?? Promise.resolve(),
+    authorizeRead: (claims, topic) => authorizeRead(db, claims, topic),
+    authorizeWrite: (claims, topic) => authorizeWrite(db, claims, topic),
+    takeWalletMessage(wallet) {
+      let budget = walletBudgets.get(wallet);
+      if (!budget) walletBudgets.set(wallet, (budget = new TokenBucket(MAX_WALLET_MESSAGES_PER_SECOND)));
+      return budget.take();
     },
     access(role: string, table: TableInfo) {
       const key = `${role}\0${table.oid}`;
@@ -68,6 +124,7 @@ export async function attachRealtime(server: Server, deps: RealtimeDeps): Promis
     },
     dispatcher,
     topics,
+    sessionEnders: new Set(),
     log,
   };
 
@@ -91,7 +148,21 @@ export async function attachRealtime(server: Server, deps: RealtimeDeps): Promis
       }
     }
     wss.handleUpgrade(req, socket, head, (ws) => {
-      const conn: Conn = { vsn: vsn as Vsn, ws, socket, apikey, channels: new Map(), out: [] };
+      const id = nextConnId++;
+      const outbound = new Outbound(ws, socket, (queued) =>
+        log(`realtime: closed socket #${id}: ${queued} bytes of replies and changes were left unread`),
+      );
+      const conn: Conn = {
+        id,
+        vsn: vsn as Vsn,
+        ws,
+        apikey,
+        channels: new Map(),
+        out: [],
+        outbound,
+        joins: new TokenBucket(MAX_JOINS_PER_SECOND),
+        messages: new TokenBucket(MAX_MESSAGES_PER_SECOND),
+      };
       serveConnection(conn, hub);
     });
   }
@@ -105,11 +176,16 @@ export async function attachRealtime(server: Server, deps: RealtimeDeps): Promis
   server.on('upgrade', onUpgrade);
 
   return {
+    endSession(sessionId) {
+      for (const end of hub.sessionEnders) end(sessionId);
+    },
     async close() {
+      clearInterval(sweep);
       server.off('upgrade', onUpgrade);
       for (const ws of wss.clients) ws.terminate();
       await new Promise<void>((resolve) => wss.close(() => resolve()));
       await stopListening().catch((error: unknown) => log(`realtime: unlisten failed: ${(error as Error).message}`));
+      await stopWatching().catch((error: unknown) => log(`realtime: unlisten failed: ${(error as Error).message}`));
       await dispatcher.idle();
     },
   };

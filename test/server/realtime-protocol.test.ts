@@ -2,7 +2,8 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createClient, type RealtimeChannel, type SupabaseClient } from '@supabase/supabase-js';
 import WebSocket from 'ws';
-import { createTestClient, removeDataDir, signInPlayer, startTestServer, type TestPlayer, type TestServer } from './harness.js';
+import { createTestClient, signInPlayer, startTestServer, type TestPlayer, type TestServer } from './harness.js';
+import { waitFor } from '../support/wait.js';
 
 let server: TestServer;
 let alice: TestPlayer;
@@ -26,13 +27,12 @@ async function raw(vsn: '1.0.0' | '2.0.0' = '2.0.0', apikey = server.anonKey): P
     frames,
     send: (frame) => ws.send(Buffer.isBuffer(frame) ? frame : JSON.stringify(frame)),
     async take(match, ms = 2000) {
-      const deadline = Date.now() + ms;
-      for (;;) {
-        const index = frames.findIndex(match);
-        if (index >= 0) return frames.splice(index, 1)[0];
-        if (Date.now() > deadline) throw new Error(`no matching frame in ${JSON.stringify(frames).slice(0, 400)}`);
-        await new Promise((resolve) => setTimeout(resolve, 10));
-      }
+      const index = await waitFor(() => frames.findIndex(match) + 1, {
+        timeout: ms,
+        interval: 10,
+        message: () => `a matching frame in ${JSON.stringify(frames).slice(0, 400)}`,
+      });
+      return frames.splice(index - 1, 1)[0];
     },
   };
 }
@@ -51,8 +51,6 @@ async function joined(client: SupabaseClient, name: string, config: Record<strin
   return channel;
 }
 
-const settle = () => new Promise((resolve) => setTimeout(resolve, 300));
-
 test.before(async () => {
   server = await startTestServer();
   alice = await signInPlayer(server);
@@ -60,7 +58,6 @@ test.before(async () => {
 
 test.after(async () => {
   await server.stop();
-  await removeDataDir(server.dataDir);
 });
 
 test('heartbeat, join without bindings and leave are answered', async () => {
@@ -82,14 +79,16 @@ test('broadcast reaches the other members only, unless self is set; ack is answe
   const channelA = await joined(a, 'room-1', { broadcast: { self: false } }, (p) => seenByA.push(p));
   await joined(b, 'room-1', { broadcast: { self: false } }, (p) => seenByB.push(p));
   assert.is(await channelA.send({ type: 'broadcast', event: 'pos', payload: { x: 1, y: 2 } }), 'ok');
-  await settle();
+  await waitFor(() => seenByB.length > 0, { message: 'the broadcast at B' });
+  // The barrier for A: the server answers A's next join only after it handled A's broadcast, so
+  // a copy sent to A itself would have arrived before the join's reply.
+  const selfSeen: unknown[] = [];
+  const selfChannel = await joined(a, 'room-2', { broadcast: { self: true, ack: true } }, (p) => selfSeen.push(p));
   assert.equal(seenByB, [{ type: 'broadcast', event: 'pos', payload: { x: 1, y: 2 } }]);
   assert.equal(seenByA, []);
 
-  const selfSeen: unknown[] = [];
-  const selfChannel = await joined(a, 'room-2', { broadcast: { self: true, ack: true } }, (p) => selfSeen.push(p));
+  // The ack is sent after the copies of the broadcast, so the copy to self is in by then.
   assert.is(await selfChannel.send({ type: 'broadcast', event: 'pos', payload: { x: 3 } }), 'ok');
-  await settle();
   assert.equal(selfSeen, [{ type: 'broadcast', event: 'pos', payload: { x: 3 } }]);
   await a.removeAllChannels();
   await b.removeAllChannels();
@@ -130,10 +129,10 @@ test('vsn 1.0.0 clients get object frames for joins, changes and broadcasts', as
   const channel = client
     .channel('v1')
     .on('postgres_changes', { event: 'INSERT', schema: 'public', table: 'game_chat_messages' }, (p) => changes.push(p.new));
+  // The join is answered once the subscription is live.
   await new Promise<void>((resolve, reject) => channel.subscribe((status, error) => (status === 'SUBSCRIBED' ? resolve() : reject(error ?? new Error(status)))));
-  await settle();
   await alice.client.from('game_chat_messages').insert({ player_id: alice.address, player_name: 'Alice', message: 'v1 works' });
-  await settle();
+  await waitFor(() => changes.length > 0, { message: 'the change as a vsn 1.0.0 frame' });
   assert.equal(changes.map((c) => c.message), ['v1 works']);
 
   const c = await raw('1.0.0');

@@ -1,7 +1,9 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { RealtimeChannel, SupabaseClient } from '@supabase/supabase-js';
-import { createTestClient, removeDataDir, signInPlayer, startTestServer, type TestPlayer, type TestServer } from './harness.js';
+import { createTestClient, signInPlayer, startTestServer, type TestPlayer, type TestServer } from './harness.js';
+import { enterAtSpawn } from './rules.js';
+import { waitFor } from '../support/wait.js';
 
 type Row = Record<string, unknown>;
 /** A postgres_changes callback payload as realtime-js hands it over. */
@@ -39,27 +41,19 @@ async function subscribe(client: SupabaseClient, bindings: Binding[]): Promise<F
   await new Promise<void>((resolve, reject) =>
     ch.subscribe((status, error) => (status === 'SUBSCRIBED' ? resolve() : status !== 'CLOSED' && reject(error ?? new Error(status)))),
   );
-  await waitUntil(() => system.length > 0, 2000);
+  await waitFor(() => system.length > 0, { timeout: 2000, interval: 10, message: 'the subscription status' });
   return {
     channel: ch,
     events,
     system,
     async next(count, ms = 3000) {
-      await waitUntil(() => events.length >= count, ms);
+      await waitFor(() => events.length >= count, { timeout: ms, interval: 10, message: `${count} change(s)` });
       return events;
     },
   };
 }
 
-async function waitUntil(done: () => boolean, ms: number): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!done()) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${ms} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
-
-/** Gives late frames a chance to arrive before asserting that none did. */
+/** Gives late frames a chance to arrive before asserting that none did (not yet replaced by a barrier here). */
 const settle = () => new Promise((resolve) => setTimeout(resolve, 300));
 
 test.before(async () => {
@@ -67,12 +61,13 @@ test.before(async () => {
   alice = await signInPlayer(server);
   bob = await signInPlayer(server);
   carol = await signInPlayer(server);
+  // Blocks and voice clips need a fresh presence row.
+  await enterAtSpawn(alice, 'Alice');
 });
 
 test.after(async () => {
   for (const client of [alice.client, bob.client, carol.client]) await client.removeAllChannels();
   await server.stop();
-  await removeDataDir(server.dataDir);
 });
 
 test('join echoes the bindings with ids, then "Subscribed to PostgreSQL"', async () => {
@@ -113,8 +108,7 @@ test('INSERT on game_voice_messages delivers a row larger than a NOTIFY payload 
   const [event] = await feed.next(1);
   assert.is((event.new.audio_data as string).length, audio.length);
   assert.is(event.new.audio_data, audio);
-  assert.is(event.new.x, 4);
-  assert.is(event.new.y, -9);
+  assert.equal([event.new.x, event.new.y], [0, 0], "the sender's tile, set by the server");
   await bob.client.removeChannel(feed.channel);
 });
 
@@ -123,29 +117,40 @@ test('INSERT and DELETE on game_blocks; DELETE carries the key columns as old', 
     { event: 'INSERT', schema: 'public', table: 'game_blocks' },
     { event: 'DELETE', schema: 'public', table: 'game_blocks' },
   ]);
-  const block = { x: 40, y: 41, block_type: 'gold', player_id: alice.address, player_name: 'Alice' };
+  const block = { x: 10, y: 8, block_type: 'gold', player_id: alice.address, player_name: 'Alice' };
   assert.is((await alice.client.from('game_blocks').insert(block)).error, null);
-  const removed = await alice.client.from('game_blocks').delete().eq('x', 40).eq('y', 41).select();
+  const removed = await alice.client.from('game_blocks').delete().eq('x', 10).eq('y', 8).select();
   assert.is(removed.data?.length, 1);
   const [inserted, deleted] = await feed.next(2);
   assert.is(inserted.eventType, 'INSERT');
   assert.is(inserted.new.block_type, 'gold');
   assert.is(deleted.eventType, 'DELETE');
   assert.equal(deleted.new, {});
-  assert.equal(deleted.old, { x: 40, y: 41 });
+  assert.equal(deleted.old, { x: 10, y: 8 });
   await bob.client.removeChannel(feed.channel);
 });
 
 test('* on game_players with player_id=neq.<own> sees others insert, update and leave, never itself', async () => {
+  await alice.client.from('game_players').delete().eq('player_id', alice.address);
   const feed = await subscribe(bob.client, [{ event: '*', schema: 'public', table: 'game_players', filter: `player_id=neq.${bob.address}` }]);
   const presence = (player: TestPlayer, name: string, x: number) => ({ player_id: player.address, player_name: name, x, y: 7, health: 100 });
+  // Each of Alice's changes is awaited before the next: a row is checked against RLS as it stands
+  // when its change is delivered, so a row gone by then is not delivered as an insert
+  // (docs/protocols.md, postgres_changes).
   await bob.client.from('game_players').upsert(presence(bob, 'Bob', 1), { onConflict: 'player_id' });
   await alice.client.from('game_players').upsert(presence(alice, 'Alice', 10), { onConflict: 'player_id' });
+  await feed.next(1);
   await alice.client.from('game_players').upsert(presence(alice, 'Alice', 12), { onConflict: 'player_id' });
+  await feed.next(2);
   await alice.client.from('game_players').delete().eq('player_id', alice.address);
   await bob.client.from('game_players').delete().eq('player_id', bob.address);
-  const events = await feed.next(3);
-  await settle();
+  // Changes arrive in commit order: once Carol's barrier row is in, Bob's own changes were passed over.
+  await carol.client.from('game_players').upsert(presence(carol, 'Carol', 1), { onConflict: 'player_id' });
+  const received = await feed.next(4);
+  await carol.client.from('game_players').delete().eq('player_id', carol.address);
+  const barrier = received.at(-1)!;
+  assert.equal([barrier.eventType, barrier.new.player_id], ['INSERT', carol.address]);
+  const events = received.slice(0, -1);
   assert.equal(events.map((e) => e.eventType), ['INSERT', 'UPDATE', 'DELETE']);
   assert.is(events[1].new.x, 12);
   assert.is(events[1].old.x, 10, 'replica identity full gives the whole old row on UPDATE');
@@ -158,27 +163,29 @@ test('INSERT on game_combat_logs with victim_id=eq.<own> only delivers attacks o
   // Fresh players: the authority rules want them to enter at spawn, then stand present,
   // outside spawn and within 64 px of each other (spawn ends at x = 96 px).
   const [attacker, victim, bystander] = await Promise.all([signInPlayer(server), signInPlayer(server), signInPlayer(server)]);
-  for (const [player, x] of [[attacker, 110], [victim, 130], [bystander, 100]] as const) {
+  for (const [player, x, name] of [[attacker, 110, 'Fighter1'], [victim, 130, 'Fighter2'], [bystander, 100, 'Fighter3']] as const) {
     for (const at of [90, x]) {
-      const row = { player_id: player.address, player_name: 'Fighter', x: at, y: 16, health: 100 };
+      const row = { player_id: player.address, player_name: name, x: at, y: 16, health: 100 };
       assert.is((await player.client.from('game_players').upsert(row, { onConflict: 'player_id' })).error, null);
     }
   }
   const feed = await subscribe(victim.client, [{ event: 'INSERT', schema: 'public', table: 'game_combat_logs', filter: `victim_id=eq.${victim.address}` }]);
   const hit = (target: string) => ({
     attacker_id: attacker.address,
-    attacker_name: 'Fighter',
+    attacker_name: 'Fighter1',
     victim_id: target,
     victim_name: 'Fighter',
     damage: 25,
     weapon_type: 'sword',
     x: 9,
     y: 9,
+    attacker_x: 110,
+    attacker_y: 16,
   });
   assert.is((await attacker.client.from('game_combat_logs').insert(hit(bystander.address))).error, null);
   assert.is((await attacker.client.from('game_combat_logs').insert(hit(victim.address))).error, null);
+  // Changes arrive in commit order: the attack on the victim, written last, is the barrier.
   const [event] = await feed.next(1);
-  await settle();
   assert.is(feed.events.length, 1);
   assert.is(event.new.victim_id, victim.address);
   assert.is(event.new.attacker_id, attacker.address);
@@ -193,15 +200,16 @@ test('RLS: an anon subscriber gets no rows it may not read, but DELETE keys as o
     { event: '*', schema: 'public', table: 'game_blocks' },
   ]);
   const signedIn = await subscribe(bob.client, [{ event: 'INSERT', schema: 'public', table: 'game_chat_messages' }]);
+  await enterAtSpawn(alice, 'Alice');
   await alice.client.from('game_chat_messages').insert({ player_id: alice.address, player_name: 'Alice', message: 'secret' });
-  await alice.client.from('game_blocks').insert({ x: 50, y: 50, block_type: 'wood', player_id: alice.address, player_name: 'Alice' });
-  await alice.client.from('game_blocks').delete().eq('x', 50).eq('y', 50);
+  await alice.client.from('game_blocks').insert({ x: 11, y: 8, block_type: 'wood', player_id: alice.address, player_name: 'Alice' });
+  await alice.client.from('game_blocks').delete().eq('x', 11).eq('y', 8);
   await signedIn.next(1);
+  // Changes arrive in commit order: the DELETE, written last, is the barrier.
   const events = await feed.next(1);
-  await settle();
   assert.is(events.length, 1);
   assert.is(events[0].eventType, 'DELETE');
-  assert.equal(events[0].old, { x: 50, y: 50 });
+  assert.equal(events[0].old, { x: 11, y: 8 });
   await anon.removeAllChannels();
   await bob.client.removeChannel(signedIn.channel);
 });

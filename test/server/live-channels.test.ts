@@ -1,0 +1,158 @@
+/**
+ * Region channels are private channels authorised by the policies on realtime.messages
+ * (supabase/migrations/20250401000000_realtime_authorization.sql), and every region broadcast is
+ * stamped with the wallet of the socket that sent it. Each refusal stands beside its honest control.
+ */
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { createTestClient, signInPlayer, startTestServer, type TestPlayer, type TestServer } from './harness.js';
+import { enterAtSpawn } from './rules.js';
+import { waitFor } from '../support/wait.js';
+import { accessToken, binaryPush, joinChannel, joinRegion, rawSocket, readBroadcast, replyTo, responseOf } from './live-support.js';
+
+let server: TestServer;
+let alice: TestPlayer;
+let bob: TestPlayer;
+let carol: TestPlayer;
+let region = 0;
+/** A region topic no other test uses. */
+const nextRegion = () => `region:${++region}:0`;
+
+test.before(async () => {
+  server = await startTestServer();
+  [alice, bob, carol] = await Promise.all([signInPlayer(server), signInPlayer(server), signInPlayer(server)]);
+  await enterAtSpawn(alice, 'Alice');
+  await enterAtSpawn(bob, 'Bob');
+});
+
+test.after(async () => {
+  for (const p of [alice, bob, carol]) await p.client.removeAllChannels();
+  await server.stop();
+});
+
+test('anon: a private region join is refused with hosted\'s reply; a public channel still joins', async () => {
+  const anon = createTestClient(server);
+  const topic = nextRegion();
+  const refused = await joinChannel(anon, topic, { private: true });
+  assert.is(refused.status, 'CHANNEL_ERROR');
+  assert.is(refused.reason, `Unauthorized: You do not have permissions to read from this Channel topic: ${topic}`);
+  const open = await joinChannel(anon, 'lobby', {});
+  assert.is(open.status, 'SUBSCRIBED');
+  await anon.removeAllChannels();
+});
+
+test('a region joined without config.private is refused, for players too', async () => {
+  const refused = await joinChannel(alice.client, nextRegion(), {});
+  assert.is(refused.status, 'CHANNEL_ERROR');
+  assert.is(refused.reason, 'PrivateOnly: This project only allows private channels');
+  await alice.client.removeChannel(refused.channel);
+});
+
+test('a signed-in player without a presence row is refused; one with a fresh row joins', async () => {
+  const topic = nextRegion();
+  const refused = await joinChannel(carol.client, topic, { private: true });
+  assert.is(refused.status, 'CHANNEL_ERROR');
+  assert.is(refused.reason, `Unauthorized: You do not have permissions to read from this Channel topic: ${topic}`);
+  await carol.client.removeChannel(refused.channel);
+  const allowed = await joinChannel(alice.client, topic, { private: true });
+  assert.is(allowed.status, 'SUBSCRIBED');
+  await alice.client.removeChannel(allowed.channel);
+});
+
+test('only region topics are granted: a private non-region channel is refused even for a player', async () => {
+  const refused = await joinChannel(alice.client, 'lobby-private', { private: true });
+  assert.is(refused.status, 'CHANNEL_ERROR');
+  assert.is(refused.reason, 'Unauthorized: You do not have permissions to read from this Channel topic: lobby-private');
+  await alice.client.removeChannel(refused.channel);
+});
+
+test("a player's pose reaches another, its id stamped with the sender's wallet whatever it wrote", async () => {
+  const topic = nextRegion();
+  const listener = await joinRegion(bob.client, topic);
+  const sender = await joinRegion(alice.client, topic, true);
+  assert.is(await sender.channel.send({ type: 'broadcast', event: 'pose', payload: { id: alice.address, x: 1, y: 2 } }), 'ok');
+  assert.is(await sender.channel.send({ type: 'broadcast', event: 'pose', payload: { id: bob.address, x: 3, y: 4 } }), 'ok');
+  assert.is(await sender.channel.send({ type: 'broadcast', event: 'pose', payload: { x: 5, y: 6 } }), 'ok');
+  await waitFor(() => listener.heard.length === 3, { message: 'three poses' });
+  assert.equal(listener.heard, [
+    { id: alice.address, x: 1, y: 2 },
+    { id: alice.address, x: 3, y: 4 },
+    { id: alice.address, x: 5, y: 6 },
+  ]);
+  await alice.client.removeChannel(sender.channel);
+  await bob.client.removeChannel(listener.channel);
+});
+
+test('anon sends on a region are refused; the honest sender after it is the only one heard', async () => {
+  const topic = nextRegion();
+  const listener = await joinRegion(bob.client, topic);
+  const anon = await rawSocket(server);
+  anon.send(['1', '1', `realtime:${topic}`, 'phx_join', { config: { private: true } }]);
+  assert.equal(responseOf(await anon.take(replyTo('1'))), {
+    status: 'error',
+    response: { reason: `Unauthorized: You do not have permissions to read from this Channel topic: ${topic}` },
+  });
+  anon.send(['1', '2', `realtime:${topic}`, 'broadcast', { type: 'broadcast', event: 'pose', payload: { id: 'forged', x: 9 } }]);
+  assert.equal(responseOf(await anon.take(replyTo('2'))), { status: 'error', response: { reason: 'unmatched topic' } });
+  const sender = await joinRegion(alice.client, topic, true);
+  assert.is(await sender.channel.send({ type: 'broadcast', event: 'pose', payload: { x: 1 } }), 'ok');
+  await waitFor(() => listener.heard.length > 0, { message: 'the honest pose' });
+  assert.equal(listener.heard, [{ x: 1, id: alice.address }]);
+  anon.ws.close();
+  await alice.client.removeChannel(sender.channel);
+  await bob.client.removeChannel(listener.channel);
+});
+
+test('binary payloads on a region are refused; a JSON binary push is stamped and delivered', async () => {
+  const topic = nextRegion();
+  const listener = await joinRegion(bob.client, topic);
+  const sender = await rawSocket(server);
+  sender.send(['1', '1', `realtime:${topic}`, 'phx_join', { config: { private: true }, access_token: await accessToken(alice) }]);
+  assert.is(responseOf(await sender.take(replyTo('1'))).status, 'ok');
+  sender.send(binaryPush('1', '2', `realtime:${topic}`, 'pose', Buffer.from([1, 2, 3]), 0));
+  assert.equal(responseOf(await sender.take(replyTo('2'))), { status: 'error', response: { reason: 'Region broadcasts must carry a JSON object payload' } });
+  sender.send(binaryPush('1', '3', `realtime:${topic}`, 'pose', Buffer.from('[1,2]'), 1));
+  assert.equal(responseOf(await sender.take(replyTo('3'))), { status: 'error', response: { reason: 'Region broadcasts must carry a JSON object payload' } });
+  sender.send(binaryPush('1', '4', `realtime:${topic}`, 'pose', Buffer.from(JSON.stringify({ id: carol.address, x: 7 })), 1));
+  await waitFor(() => listener.heard.length > 0, { message: 'the JSON pose' });
+  assert.equal(listener.heard, [{ id: alice.address, x: 7 }]);
+  sender.ws.close();
+  await bob.client.removeChannel(listener.channel);
+});
+
+test('a raw listener gets the stamped pose as a binary broadcast', async () => {
+  const topic = nextRegion();
+  const listener = await rawSocket(server);
+  listener.send(['1', '1', `realtime:${topic}`, 'phx_join', { config: { private: true }, access_token: await accessToken(bob) }]);
+  assert.is(responseOf(await listener.take(replyTo('1'))).status, 'ok');
+  const sender = await joinRegion(alice.client, topic, true);
+  assert.is(await sender.channel.send({ type: 'broadcast', event: 'pose', payload: { id: 'someone-else', x: 2 } }), 'ok');
+  const frame = (await listener.take((f) => Buffer.isBuffer(f))) as Buffer;
+  assert.equal(readBroadcast(frame), { topic: `realtime:${topic}`, event: 'pose', payload: { id: alice.address, x: 2 } });
+  listener.ws.close();
+  await alice.client.removeChannel(sender.channel);
+});
+
+test('a player whose presence row is gone may not send: its pose is dropped, a fresh player\'s is heard', async () => {
+  const topic = nextRegion();
+  const dave = await signInPlayer(server);
+  await enterAtSpawn(dave, 'Dave');
+  const listener = await joinRegion(bob.client, topic);
+  const leaver = await joinRegion(dave.client, topic);
+  const { error } = await dave.client.from('game_players').delete().eq('player_id', dave.address);
+  assert.is(error, null);
+  assert.is(await leaver.channel.send({ type: 'broadcast', event: 'pose', payload: { x: 666 } }), 'ok');
+  // The barrier: dave's socket handles its frames in order, so once a later frame of it is
+  // answered the dropped pose has been judged.
+  const barrier = await joinChannel(dave.client, 'barrier', {});
+  assert.is(barrier.status, 'SUBSCRIBED');
+  const sender = await joinRegion(alice.client, topic, true);
+  assert.is(await sender.channel.send({ type: 'broadcast', event: 'pose', payload: { x: 1 } }), 'ok');
+  await waitFor(() => listener.heard.length > 0, { message: "alice's pose" });
+  assert.equal(listener.heard, [{ x: 1, id: alice.address }]);
+  await dave.client.removeAllChannels();
+  await alice.client.removeChannel(sender.channel);
+  await bob.client.removeChannel(listener.channel);
+});
+
+test.run();
