@@ -1,6 +1,6 @@
-/** Hair styles a character can have (SPEC.md §3). */
+/** Hair styles a character can have (docs/game-rules.md §3). */
 export const HAIR_STYLES = ['short', 'long', 'curly', 'bald'] as const;
-/** Shirt styles a character can have (SPEC.md §3). */
+/** Shirt styles a character can have (docs/game-rules.md §3). */
 export const SHIRT_STYLES = ['casual', 'tank', 'hoodie', 'formal'] as const;
 
 export type HairStyle = (typeof HAIR_STYLES)[number];
@@ -17,7 +17,7 @@ export interface Appearance {
   shoeColor: string;
 }
 
-/** The default appearance of SPEC.md §3. */
+/** The default appearance of docs/game-rules.md §3. */
 export const DEFAULT_APPEARANCE: Readonly<Appearance> = Object.freeze({
   skinColor: '#FFDBAC',
   hairColor: '#8B4513',

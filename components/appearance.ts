@@ -1,7 +1,7 @@
 /** Character appearance as typed arrays: colours packed as 0xRRGGBB, styles as indices. */
 import { HAIR_STYLES, SHIRT_STYLES, type Appearance } from './appearance-types.js';
 
-/** The seven appearance fields of SPEC.md §3, per eid. */
+/** The seven appearance fields of docs/game-rules.md §3, per eid. */
 export interface Look {
   skin: Uint32Array;
   hair: Uint32Array;

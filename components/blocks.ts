@@ -1,4 +1,4 @@
-/** The 16 block types of SPEC.md §3, in inventory order. Code = index + 1; 0 means no block. */
+/** The 16 block types of docs/game-rules.md §3, in inventory order. Code = index + 1; 0 means no block. */
 export const BLOCK_TYPES = [
   'stone', 'wood', 'brick', 'dirt', 'gold', 'iron', 'diamond', 'emerald',
   'coal', 'obsidian', 'glass', 'sand', 'cobblestone', 'marble', 'copper', 'redstone',

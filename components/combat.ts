@@ -1,4 +1,16 @@
 /** Health, level, sword and zone state: structure-of-arrays stores indexed by eid. */
+import { SPAWN_RADIUS, TILE_SIZE } from './constants.js';
+
+// Tiles -R..R span pixels [-R*32, (R+1)*32): the safe zone as a pixel interval, no floor needed.
+/** Lowest pixel coordinate (x and y) inside the safe spawn area. */
+export const SAFE_MIN = -SPAWN_RADIUS * TILE_SIZE;
+/** First pixel coordinate (x and y) past the safe spawn area. */
+export const SAFE_END = (SPAWN_RADIUS + 1) * TILE_SIZE;
+
+/** The zone at pixel (x, y): 1 when its tile is in the spawn area (|tileX| <= 2 and |tileY| <= 2), 0 (PvP) otherwise. */
+export function safeAt(x: number, y: number): number {
+  return x >= SAFE_MIN && x < SAFE_END && y >= SAFE_MIN && y < SAFE_END ? 1 : 0;
+}
 
 /** Health, level and the defeated state (respawnAt is in world ms). */
 export interface Vitals {

@@ -1,5 +1,5 @@
 /**
- * Game constants (SPEC.md §9, DESIGN.md "Units"). The single source of truth for sizes,
+ * Game constants (docs/game-rules.md §9, docs/architecture.md "Units"). The single source of truth for sizes,
  * speeds and timings; frozen values only, no state.
  */
 
@@ -54,8 +54,6 @@ export const SWING_MS = 300;
 /** How long a defeated player waits before respawning at spawn with full health. */
 export const RESPAWN_MS = 3000;
 
-/** Remote players are drawn this far in the past, between two received poses. */
-export const INTERPOLATION_DELAY_MS = 100;
 
 /** Inventory slots. */
 export const INVENTORY_SLOTS = 32;

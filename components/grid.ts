@@ -3,11 +3,17 @@
  * when it crosses into a new cell (about once every 40 steps at walking speed), so indexing
  * costs one compare per player per step.
  *
- * Each hash bucket is 32 bytes holding three (eid, cell key) pairs inline and the head of an
- * overflow list for the rare fourth player. Moving a player touches little more than its old and
- * new bucket, and a reader checks each inline entry's cell from the bucket itself. Cells that
- * are neighbours along x hash to neighbouring buckets, so a 3-cell row is read from adjacent
- * memory. Hash collisions only add candidates; readers compare a candidate's cell key.
+ * Each hash bucket is one 64-byte cache line holding seven (eid, cell key) pairs inline, the
+ * head of an overflow list for the rare eighth player, and which inline slots are taken. There
+ * is about one bucket per two players, so a bucket seldom overflows and a reader seldom follows a
+ * list (whose links are cache misses one after the other). Each player's slot is kept, so moving
+ * a player writes its old and new bucket without searching either, and a reader checks each
+ * inline entry's cell from the bucket itself. Cells are hashed in blocks of 4x4: the 16 buckets
+ * of a block lie together (1 KiB), so a player crossing into a neighbouring cell, and a lookup of
+ * 2x2 cells, mostly stays within one block instead of touching buckets far apart. Blocks are
+ * spread over the table by a multiplicative (Fibonacci) hash, so the blocks of a crowded area do
+ * not pile up in a few buckets. Hash collisions only add candidates; readers compare a
+ * candidate's cell key.
  */
 import { COMBAT_RANGE } from './constants.js';
 
@@ -16,14 +22,26 @@ import { COMBAT_RANGE } from './constants.js';
  * reaching one range around a player cover every possible hit.
  */
 export const GRID_CELL = 2 * COMBAT_RANGE;
-/** Multiplier of a cell's y part in the bucket hash. */
+/** Multiplier of a block's y part in the block number. */
 export const HASH_Y = 19349663;
-/** Int32 entries per bucket: INLINE_SLOTS (eid, key) pairs, the overflow head, one unused. */
-export const BUCKET_INTS = 8;
+/** Odd multiplier (2^32 / golden ratio) that spreads block numbers over the table's blocks. */
+const FIBONACCI = 0x9e3779b1;
+/** Bits of a cell coordinate within its block of 4x4 cells. */
+export const BLOCK_BITS = 2;
+const BLOCK_MASK = (1 << BLOCK_BITS) - 1;
+/** Int32 entries per bucket (64 bytes): INLINE_SLOTS (eid, key) pairs, the overflow head, the occupancy bits. */
+export const BUCKET_INTS = 16;
 /** Players a bucket holds inline before it links more into its overflow list. */
-export const INLINE_SLOTS = 3;
+export const INLINE_SLOTS = 7;
 /** Index of the overflow list head within a bucket. */
-export const OVERFLOW_HEAD = 6;
+export const OVERFLOW_HEAD = 14;
+/** Index within a bucket of its occupancy bits: bit i set while inline slot i holds a player. */
+const OCCUPANCY = 15;
+const ALL_SLOTS = (1 << INLINE_SLOTS) - 1;
+/** `slot` of an eid on its bucket's overflow list. */
+const IN_OVERFLOW = -1;
+/** Players per bucket the table is sized for. */
+const PLAYERS_PER_BUCKET = 2;
 /** Cell key of an eid that is not in the grid. */
 export const NO_CELL = -1;
 /** Bits of each cell coordinate in a key; coordinates wrap beyond, which only adds candidates. */
@@ -34,21 +52,21 @@ export const KEY_MASK = (1 << KEY_BITS) - 1;
 export const KEY_OFFSET = 1 << (KEY_BITS - 1);
 
 /**
- * Buckets and per-eid records. eid 0 (never a bitECS entity) marks a free inline slot and ends
- * an overflow list.
+ * Buckets and per-eid records. A free inline slot holds eid 0 (never a bitECS entity) and key
+ * NO_CELL; eid 0 also ends an overflow list.
  */
 export interface SpatialGrid {
-  mask: number;
+  /** 32 minus the bits of a block number: the shift that takes a Fibonacci hash to a block of the table. */
+  blockShift: number;
   /** BUCKET_INTS per bucket: eid and cell key of each inline slot, then the overflow head. */
   buckets: Int32Array;
   /** Per eid: its cell key, NO_CELL while it is not in the grid. */
   cell: Int32Array;
+  /** Per eid in the grid: index in `buckets` of its inline (eid, key) pair, or IN_OVERFLOW, so leaving a bucket needs no search. */
+  slot: Int32Array;
   /** Overflow list links per eid. */
   next: Uint32Array;
   prev: Uint32Array;
-  /** The `movedCount` eids put into a new cell this step (entering the grid included), by movement and then indexing. */
-  moved: Uint32Array;
-  movedCount: number;
   /** Other eids to look at next indexing step: spawned, defeated, back, or placed by interpolation. */
   dirty: number[];
 }
@@ -56,16 +74,24 @@ export interface SpatialGrid {
 /** An empty grid for eids up to `capacity`. */
 export function createGrid(capacity: number): SpatialGrid {
   let count = 1024;
-  while (count < capacity) count *= 2;
+  let bits = 10;
+  while (count * PLAYERS_PER_BUCKET < capacity) {
+    count *= 2;
+    bits++;
+  }
   const size = capacity + 1;
+  const buckets = new Int32Array(count * BUCKET_INTS);
+  // Free inline slots carry NO_CELL as their key, so a reader's key compare alone tells a member.
+  for (let b = 0; b < buckets.length; b += BUCKET_INTS) {
+    for (let s = b + 1; s < b + 2 * INLINE_SLOTS; s += 2) buckets[s] = NO_CELL;
+  }
   return {
-    mask: count - 1,
-    buckets: new Int32Array(count * BUCKET_INTS),
+    blockShift: 32 - (bits - 2 * BLOCK_BITS),
+    buckets,
     cell: new Int32Array(size).fill(NO_CELL),
+    slot: new Int32Array(size),
     next: new Uint32Array(size),
     prev: new Uint32Array(size),
-    moved: new Uint32Array(size),
-    movedCount: 0,
     dirty: [],
   };
 }
@@ -80,27 +106,54 @@ export function markForIndex(grid: SpatialGrid, eid: number): void {
   grid.dirty.push(eid);
 }
 
-/** Index in `buckets` of the bucket of cell `key`, in a table of `mask + 1` buckets. */
-export function bucketOf(key: number, mask: number): number {
-  return ((Math.imul(key >>> KEY_BITS, HASH_Y) + (key & KEY_MASK)) & mask) * BUCKET_INTS;
+/** Index in `buckets` of the bucket of cell `key`, in a table whose block numbers are `32 - blockShift` bits. */
+export function bucketOf(key: number, blockShift: number): number {
+  const kx = key & KEY_MASK;
+  const ky = key >>> KEY_BITS;
+  const block = Math.imul(Math.imul(ky >>> BLOCK_BITS, HASH_Y) + (kx >>> BLOCK_BITS), FIBONACCI) >>> blockShift;
+  return ((block << (2 * BLOCK_BITS)) | ((ky & BLOCK_MASK) << BLOCK_BITS) | (kx & BLOCK_MASK)) * BUCKET_INTS;
 }
 
-/** Puts `eid` into the cell of `key`. It must not be in the grid already. */
+/** Puts `eid` into the cell of `key`: into the bucket's lowest free inline slot, else onto its overflow list. It must not be in the grid already. */
 export function linkToCell(grid: SpatialGrid, eid: number, key: number): void {
   const { buckets } = grid;
-  const b = bucketOf(key, grid.mask);
+  const b = bucketOf(key, grid.blockShift);
   grid.cell[eid] = key;
-  for (let s = b; s < b + 2 * INLINE_SLOTS; s += 2) {
-    if (buckets[s] !== 0) continue;
+  const occupied = buckets[b + OCCUPANCY]!;
+  const free = ~occupied & ALL_SLOTS;
+  if (free !== 0) {
+    const lowest = free & -free;
+    const s = b + 2 * (31 - Math.clz32(lowest));
+    buckets[b + OCCUPANCY] = occupied | lowest;
     buckets[s] = eid;
     buckets[s + 1] = key;
+    grid.slot[eid] = s;
     return;
   }
   const first = buckets[b + OVERFLOW_HEAD]!;
+  grid.slot[eid] = IN_OVERFLOW;
   grid.next[eid] = first;
   grid.prev[eid] = 0;
   if (first) grid.prev[first] = eid;
   buckets[b + OVERFLOW_HEAD] = eid;
+}
+
+/** Takes `eid` out of the bucket of cell `key`, where it is; leaves `cell` to the caller. */
+function detach(grid: SpatialGrid, eid: number, key: number): void {
+  const { buckets } = grid;
+  const s = grid.slot[eid]!;
+  if (s !== IN_OVERFLOW) {
+    const b = s - (s & (BUCKET_INTS - 1));
+    buckets[s] = 0;
+    buckets[s + 1] = NO_CELL;
+    buckets[b + OCCUPANCY] = buckets[b + OCCUPANCY]! & ~(1 << ((s - b) >> 1));
+    return;
+  }
+  const p = grid.prev[eid]!;
+  const n = grid.next[eid]!;
+  if (p) grid.next[p] = n;
+  else buckets[bucketOf(key, grid.blockShift) + OVERFLOW_HEAD] = n;
+  if (n) grid.prev[n] = p;
 }
 
 /** Takes `eid` out of the grid, if it is in it. */
@@ -108,26 +161,21 @@ export function unlinkFromGrid(grid: SpatialGrid, eid: number): void {
   const key = grid.cell[eid]!;
   if (key === NO_CELL) return;
   grid.cell[eid] = NO_CELL;
-  const { buckets } = grid;
-  const b = bucketOf(key, grid.mask);
-  for (let s = b; s < b + 2 * INLINE_SLOTS; s += 2) {
-    if (buckets[s] !== eid) continue;
-    buckets[s] = 0;
-    return;
-  }
-  const p = grid.prev[eid]!;
-  const n = grid.next[eid]!;
-  if (p) grid.next[p] = n;
-  else buckets[b + OVERFLOW_HEAD] = n;
-  if (n) grid.prev[n] = p;
+  detach(grid, eid, key);
+}
+
+/** Moves `eid`, which is in the cell of `from`, into the cell of `to`. */
+export function moveToCell(grid: SpatialGrid, eid: number, from: number, to: number): void {
+  detach(grid, eid, from);
+  linkToCell(grid, eid, to);
 }
 
 /** Appends the eids in the cell of `key` to `out`. */
 export function collectCell(grid: SpatialGrid, key: number, out: number[]): void {
   const { buckets, cell, next } = grid;
-  const b = bucketOf(key, grid.mask);
+  const b = bucketOf(key, grid.blockShift);
   for (let s = b; s < b + 2 * INLINE_SLOTS; s += 2) {
-    if (buckets[s] !== 0 && buckets[s + 1] === key) out.push(buckets[s]!);
+    if (buckets[s + 1] === key) out.push(buckets[s]!);
   }
   for (let e = buckets[b + OVERFLOW_HEAD]!; e !== 0; e = next[e]!) {
     if (cell[e] === key) out.push(e);

@@ -26,9 +26,14 @@ export interface HudFields {
   /** Number of remote players currently known. */
   remotePlayers: number;
   defeated: boolean;
+  /** How many of the local player's blocks others removed in the last 30 minutes within view. */
+  restorable: number;
+  /** Edits the player can undo, and redo. */
+  undoable: number;
+  redoable: number;
 }
 
-/** A toast to show (SPEC.md §8). */
+/** A toast to show (docs/game-rules.md §8). */
 export interface Toast {
   title: string;
   description: string;
@@ -44,10 +49,12 @@ export interface HudSink {
 /** Commands the HUD pushes; a system drains them at the start of a step. */
 export type GameCommand =
   | { kind: 'selectSlot'; slot: number }
-  /** SPEC.md §2 inventory rule: move the item in `slot` to the first empty hotbar slot, else the selected one. */
+  /** docs/game-rules.md §2 inventory rule: move the item in `slot` to the first empty hotbar slot, else the selected one. */
   | { kind: 'inventoryClick'; slot: number }
   | { kind: 'setAppearance'; appearance: Appearance }
-  | { kind: 'setName'; name: string };
+  | { kind: 'setName'; name: string }
+  /** Put back, as ordinary placements, the player's blocks that others removed (`HudFields.restorable`). */
+  | { kind: 'restoreBlocks' };
 
 /** One inventory slot as the HUD sees it. */
 export interface ItemView {

@@ -10,18 +10,23 @@ export interface TileClick {
   tileY: number;
 }
 
-/** Pending input. `held` is a level; `swing`, `hotbar` and `clicks` are consumed by the next step. */
+/** Undo (Ctrl+Z) or redo (Ctrl+Shift+Z) of the player's own last block edit. */
+export type EditStep = 'undo' | 'redo';
+
+/** Pending input. `held` is a level; `swing`, `hotbar`, `clicks` and `edits` are consumed by the next step. */
 export interface InputState {
   held: number;
   swing: boolean;
   /** Hotbar entry (0-7) chosen with keys 1-8 since the last step, or -1. */
   hotbar: number;
   clicks: TileClick[];
+  /** Undo and redo requests, in the order they were made. */
+  edits: EditStep[];
   /** The tile under the mouse, for the build highlight; null when the mouse is off the canvas. */
   hover: { tileX: number; tileY: number } | null;
 }
 
 /** No input. */
 export function createInputState(): InputState {
-  return { held: 0, swing: false, hotbar: -1, clicks: [], hover: null };
+  return { held: 0, swing: false, hotbar: -1, clicks: [], edits: [], hover: null };
 }

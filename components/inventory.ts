@@ -1,5 +1,5 @@
 /**
- * The local player's inventory (SPEC.md §3): 32 slots, a hotbar of 8 entries that point at
+ * The local player's inventory (docs/game-rules.md §3): 32 slots, a hotbar of 8 entries that point at
  * inventory slots, and the selected hotbar entry. Plain functions over a plain record.
  */
 import type { InventoryView, ItemView } from './hud.js';
@@ -18,7 +18,7 @@ export interface Inventory {
   version: number;
 }
 
-/** Starting quantities of SPEC.md §3, in slot order. */
+/** Starting quantities of docs/game-rules.md §3, in slot order. */
 export const STARTING_QUANTITIES: Readonly<Record<(typeof BLOCK_TYPES)[number], number>> = Object.freeze({
   stone: 64, wood: 32, brick: 16, dirt: 48, gold: 8, iron: 24, diamond: 4, emerald: 3,
   coal: 40, obsidian: 12, glass: 20, sand: 50, cobblestone: 64, marble: 16, copper: 30, redstone: 25,
@@ -49,6 +49,11 @@ export function selectHotbar(inv: Inventory, slot: number): void {
   if (!Number.isInteger(slot) || slot < 0 || slot >= HOTBAR_SLOTS || slot === inv.selectedSlot) return;
   inv.selectedSlot = slot;
   inv.version++;
+}
+
+/** Whether the inventory holds at least one `blockType`. */
+export function hasBlock(inv: Inventory, blockType: string): boolean {
+  return inv.items.some((it) => it?.blockType === blockType && it.quantity > 0);
 }
 
 /** Removes one `blockType` from the inventory (the selected stack first); an emptied stack frees its slot. Returns whether one was taken. */
@@ -85,7 +90,7 @@ export function giveBlock(inv: Inventory, blockType: string): boolean {
 }
 
 /**
- * The inventory click rule of SPEC.md §2: the item in `slot` goes to the first empty hotbar
+ * The inventory click rule of docs/game-rules.md §2: the item in `slot` goes to the first empty hotbar
  * entry, or into the selected entry when none is empty. An item already on the hotbar stays put,
  * so it never shows twice; clicking an empty slot does nothing.
  */

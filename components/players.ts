@@ -9,11 +9,12 @@ import { readLook, writeLook } from './appearance.js';
 import { pushSwing } from './combat.js';
 import { DAMAGE_COOLDOWN_MS, DEFAULT_NAME, MAX_HEALTH, START_LEVEL, TILE_SIZE } from './constants.js';
 import { markForIndex, unlinkFromGrid } from './grid.js';
-import { createPoseBuffer } from './pose.js';
+import { createRemoteTrack } from './pose.js';
 import { BIOME_LABELS, biomeAt, isSpawnTile } from './terrain.js';
+import { placeAt, setVelocity, xOf, yOf } from './transform.js';
 import { KIND, type GameWorld } from './world.js';
 
-/** What a new player starts with; omitted fields take SPEC.md §3 defaults. */
+/** What a new player starts with; omitted fields take docs/game-rules.md §3 defaults. */
 export interface PlayerInit {
   id: string;
   /** 'Player1' when omitted. */
@@ -42,9 +43,8 @@ function spawn(world: GameWorld, kind: number, init: PlayerInit): number {
   addComponent(world, eid, world.Player);
   if (kind === KIND.remote) addComponent(world, eid, world.Remote);
   const { transform: t, vitals: v, combat: c, motion: m } = world;
-  t.x[eid] = t.prevX[eid] = init.x ?? 0;
-  t.y[eid] = t.prevY[eid] = init.y ?? 0;
-  t.vx[eid] = t.vy[eid] = 0;
+  placeAt(t, eid, init.x ?? 0, init.y ?? 0);
+  setVelocity(t, eid, 0, 0);
   m.moving[eid] = 0;
   m.facing[eid] = 1;
   v.maxHealth[eid] = init.maxHealth ?? MAX_HEALTH;
@@ -55,7 +55,7 @@ function spawn(world: GameWorld, kind: number, init: PlayerInit): number {
   c.swinging[eid] = 0;
   c.swingStart[eid] = -Infinity;
   c.lastDamage[eid] = -Infinity;
-  c.safe[eid] = isSpawnTile(Math.floor(t.x[eid]! / TILE_SIZE), Math.floor(t.y[eid]! / TILE_SIZE)) ? 1 : 0;
+  c.safe[eid] = isSpawnTile(Math.floor(xOf(t, eid) / TILE_SIZE), Math.floor(yOf(t, eid) / TILE_SIZE)) ? 1 : 0;
   writeLook(world.look, eid, init.appearance ?? DEFAULT_APPEARANCE);
   world.kind[eid] = kind;
   world.ids[eid] = init.id;
@@ -76,7 +76,7 @@ export function spawnLocalPlayer(world: GameWorld, init: PlayerInit): number {
 /** Spawns a remote player (driven by net events, drawn interpolated). */
 export function spawnRemotePlayer(world: GameWorld, init: PlayerInit): number {
   const eid = spawn(world, KIND.remote, init);
-  world.poses.set(eid, createPoseBuffer());
+  world.poses.set(eid, createRemoteTrack(init.x ?? 0, init.y ?? 0));
   return eid;
 }
 
@@ -99,8 +99,9 @@ export function despawnPlayer(world: GameWorld, eid: number): void {
   delete world.ids[eid];
   delete world.names[eid];
   if (world.local === eid) world.local = 0;
-  const downed = world.downed.indexOf(eid);
-  if (downed >= 0) world.downed.splice(downed, 1);
+  const downed = world.kind[eid] === KIND.remote ? world.downedRemotes : world.downed;
+  const at = downed.indexOf(eid);
+  if (at >= 0) downed.splice(at, 1);
   unlinkFromGrid(world.grid, eid);
   world.generation[eid]!++;
   removeEntity(world, eid);
@@ -179,8 +180,8 @@ export interface PlayerState {
 /** A snapshot of player `eid`, e.g. for presence rows and live-position broadcasts. */
 export function readPlayer(world: GameWorld, eid: number): PlayerState {
   const { transform: t, vitals: v, combat: c, motion: m } = world;
-  const x = t.x[eid]!;
-  const y = t.y[eid]!;
+  const x = xOf(t, eid);
+  const y = yOf(t, eid);
   const tileX = Math.floor(x / TILE_SIZE);
   const tileY = Math.floor(y / TILE_SIZE);
   return {

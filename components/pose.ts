@@ -1,86 +1,82 @@
 /**
- * Interpolation buffers for remote players: received poses are stamped with world time and a
- * remote player is drawn INTERPOLATION_DELAY_MS in the past, between the two poses around that
- * moment, so it glides instead of jumping when updates arrive at 10-20 Hz.
+ * Remote players are simulated, not streamed. Movement is deterministic (PLAYER_SPEED px per
+ * step), so a pose event gives a remote player's position and walking direction, and the engine
+ * walks it forward step by step from there (docs/architecture.md "Units": pixels). The figure on
+ * screen walks with the same velocity and is pulled toward the authoritative track by at most
+ * CORRECTION_PX_PER_STEP, so a late or corrected pose never makes it jump.
  */
+import { PLAYER_SPEED } from './constants.js';
 
-const SLOTS = 16;
+/**
+ * Most pixels per step the drawn figure is pulled toward the authoritative position, on top of
+ * its walk: 1 px keeps a correcting walker at 4/3 of walking speed, so a frame that holds one
+ * step more than the last still draws no faster than 1.5x walking speed.
+ */
+export const CORRECTION_PX_PER_STEP = 1;
+/**
+ * Beyond this many pixels between the figure and its authoritative position the player
+ * teleported (a respawn, told by its presence row): the figure is placed there at once.
+ */
+export const TELEPORT_PX = 512;
+/**
+ * A walking remote player that sends nothing for this long is stopped where it is: its sender
+ * keyframes about once a second (net/poses.ts), so two missed keyframes mean it is gone or lost.
+ */
+export const SILENT_STOP_MS = 2500;
 
-/** Recent poses of one remote player, oldest to newest in a ring. Times are world ms. */
-export interface PoseBuffer {
-  t: Float64Array;
-  x: Float32Array;
-  y: Float32Array;
-  /** Poses held (at most 16). */
-  count: number;
-  /** Ring index of the next write. */
-  head: number;
-  /** world time minus sender time, the smallest seen: the sender's clock mapped onto ours. NaN until a timed pose arrives. */
-  offset: number;
-  /** World time of the last live (timed) pose, or -Infinity. */
+/** The authoritative track of one remote player, in pixels and engine steps. */
+export interface RemoteTrack {
+  /** Where the player is now, simulated forward from its last pose event. */
+  x: number;
+  y: number;
+  /** Velocity in pixels per step from the last pose event. */
+  vx: number;
+  vy: number;
+  /** The sender's step number of the last pose event applied (older events are ignored); -1 before the first. */
+  step: number;
+  /** World time of the last pose event, or -Infinity. */
   lastLive: number;
   /** Whether the newest pose or presence row shows a swing. */
   swinging: boolean;
 }
 
-/** An empty buffer. */
-export function createPoseBuffer(): PoseBuffer {
-  return { t: new Float64Array(SLOTS), x: new Float32Array(SLOTS), y: new Float32Array(SLOTS), count: 0, head: 0, offset: NaN, lastLive: -Infinity, swinging: false };
+/** A track standing at (x, y). */
+export function createRemoteTrack(x: number, y: number): RemoteTrack {
+  return { x, y, vx: 0, vy: 0, step: -1, lastLive: -Infinity, swinging: false };
 }
 
-/** Beyond this many pixels between two poses the player teleported (e.g. respawned): no gliding across. */
-const TELEPORT_PX = 512;
-
-/** Appends a pose at world time `t`; poses not newer than the last one are dropped, and a teleport restarts the buffer. */
-export function pushPoseAt(buf: PoseBuffer, t: number, x: number, y: number): void {
-  if (buf.count > 0) {
-    const last = (buf.head + SLOTS - 1) % SLOTS;
-    if (t <= buf.t[last]!) return;
-    if (Math.abs(x - buf.x[last]!) + Math.abs(y - buf.y[last]!) > TELEPORT_PX) buf.count = 0;
-  }
-  buf.t[buf.head] = t;
-  buf.x[buf.head] = x;
-  buf.y[buf.head] = y;
-  buf.head = (buf.head + 1) % SLOTS;
-  if (buf.count < SLOTS) buf.count++;
+/** Pixels per step along one axis for a walking direction (dx, dy in -1..1), diagonals included. */
+export function walkVelocity(dx: number, dy: number): { vx: number; vy: number } {
+  const speed = dx !== 0 && dy !== 0 ? PLAYER_SPEED * Math.SQRT1_2 : PLAYER_SPEED;
+  return { vx: dx * speed, vy: dy * speed };
 }
 
 /**
- * How far the sender-to-world clock offset may drop per received pose, in ms. The offset is the
- * smallest delay seen; when a pose arrives faster than any before, moving the whole timeline
- * at once would make the player leap ahead. Slewing it plays the catch-up at most 4 ms per pose
- * (6 % faster at 15 Hz) instead.
+ * Applies a pose event heard at world time `now`: the player stood at (x, y) at the sender's step
+ * `step` and walks in direction (dx, dy) from there. Returns false for an event older than the
+ * last one applied.
  */
-export const OFFSET_SLEW_MS = 4;
-
-/** Appends a live pose stamped `senderTime` by the sender's clock, received at world time `now`. */
-export function pushLivePose(buf: PoseBuffer, now: number, senderTime: number, x: number, y: number): void {
-  const offset = now - senderTime;
-  if (Number.isNaN(buf.offset)) buf.offset = offset;
-  else if (offset < buf.offset) buf.offset = Math.max(offset, buf.offset - OFFSET_SLEW_MS);
-  buf.lastLive = now;
-  pushPoseAt(buf, senderTime + buf.offset, x, y);
+export function applyPoseEvent(track: RemoteTrack, now: number, step: number, x: number, y: number, dx: number, dy: number): boolean {
+  if (step <= track.step) return false;
+  const { vx, vy } = walkVelocity(dx, dy);
+  track.step = step;
+  track.x = x;
+  track.y = y;
+  track.vx = vx;
+  track.vy = vy;
+  track.lastLive = now;
+  return true;
 }
 
-/** The interpolated position at world time `t` into `out` (clamped to the oldest and newest pose). Returns false when empty. */
-export function samplePose(buf: PoseBuffer, t: number, out: { x: number; y: number }): boolean {
-  if (buf.count === 0) return false;
-  const first = (buf.head + SLOTS - buf.count) % SLOTS;
-  let prev = first;
-  for (let k = 0; k < buf.count; k++) {
-    const i = (first + k) % SLOTS;
-    const ti = buf.t[i]!;
-    if (ti >= t) {
-      if (k === 0) break;
-      const tp = buf.t[prev]!;
-      const a = (t - tp) / (ti - tp);
-      out.x = buf.x[prev]! + (buf.x[i]! - buf.x[prev]!) * a;
-      out.y = buf.y[prev]! + (buf.y[i]! - buf.y[prev]!) * a;
-      return true;
-    }
-    prev = i;
-  }
-  out.x = buf.x[prev]!;
-  out.y = buf.y[prev]!;
-  return true;
+/**
+ * The pull toward the track for a figure at (fx, fy): the whole gap when it is at most
+ * CORRECTION_PX_PER_STEP (or a teleport), else CORRECTION_PX_PER_STEP along it. Written into `out`.
+ */
+export function correction(track: RemoteTrack, fx: number, fy: number, out: { x: number; y: number }): void {
+  const ex = track.x - fx;
+  const ey = track.y - fy;
+  const gap = Math.hypot(ex, ey);
+  const scale = gap <= CORRECTION_PX_PER_STEP || gap > TELEPORT_PX ? 1 : CORRECTION_PX_PER_STEP / gap;
+  out.x = ex * scale;
+  out.y = ey * scale;
 }

@@ -1,11 +1,16 @@
 /**
- * Range lookups over the spatial grid (kept by systems/index-players): the nearest target of a
- * swing and the count of players near someone. Defeated players are not in the grid. Both scan
+ * Range lookups over the spatial grid (kept by systems/index-players): the nearest targets of
+ * swings and the count of players near someone. Defeated players are not in the grid. Both scan
  * the 2x2 cells under the box one range around the player; a bucket may also hold other cells
  * that hash alike, so each candidate is taken only from its own cell.
+ *
+ * Targets are found for a whole batch of swings in two passes: first the candidates of every
+ * swing are gathered from the buckets, then each swing's candidates are measured. Each pass is a
+ * short loop whose memory reads do not depend on each other, so the processor overlaps their
+ * cache misses instead of waiting for a bucket, then a position, swing after swing.
  */
 import { COMBAT_RANGE } from './constants.js';
-import { BUCKET_INTS, GRID_CELL, HASH_Y, INLINE_SLOTS, KEY_BITS, KEY_MASK, KEY_OFFSET, NO_CELL, OVERFLOW_HEAD } from './grid.js';
+import { GRID_CELL, INLINE_SLOTS, KEY_BITS, KEY_MASK, KEY_OFFSET, NO_CELL, OVERFLOW_HEAD, bucketOf, type SpatialGrid } from './grid.js';
 import type { GameWorld } from './world.js';
 
 // Module-local copies: hot loops read these on every candidate.
@@ -15,87 +20,114 @@ const INV_CELL = 1 / GRID_CELL;
 const OFFSET = KEY_OFFSET;
 const BITS = KEY_BITS;
 const MASK = KEY_MASK;
-const HASH = HASH_Y;
-const STRIDE = BUCKET_INTS;
 const INLINE_END = 2 * INLINE_SLOTS;
 const OVERFLOW = OVERFLOW_HEAD;
 
-let bestSq = 0;
-let best = 0;
+/** Candidates gathered for a batch: eids, and where each searcher's run of them ends. */
+let candidates = new Uint32Array(4096);
+let runEnds = new Uint32Array(256);
 
-function consider(e: number, eid: number, ax: number, ay: number, x: Float32Array, y: Float32Array, safe: Uint8Array): void {
-  if (e === eid) return;
-  const dx = x[e]! - ax;
-  const dy = y[e]! - ay;
-  const dSq = dx * dx + dy * dy;
-  // Equal distances go to the lower eid, so the choice does not depend on bucket order.
-  if ((dSq < bestSq || (dSq === bestSq && e < best)) && !safe[e]) {
-    best = e;
-    bestSq = dSq;
-  }
-}
-
-/** The nearest other player within COMBAT_RANGE (inclusive) of `eid` that is not in the safe zone, or 0. */
-export function nearestTarget(world: GameWorld, eid: number): number {
-  const { buckets, cell, next, mask } = world.grid;
-  if (cell[eid] === NO_CELL) return 0;
-  const { x, y } = world.transform;
-  const safe = world.combat.safe;
-  const ax = x[eid]!;
-  const ay = y[eid]!;
+/** Appends the players of the 2x2 cells around (ax, ay) to `candidates` from index `n`; returns the new length. */
+function gather(grid: SpatialGrid, ax: number, ay: number, n: number): number {
+  const { buckets, cell, next, blockShift } = grid;
   const kx = Math.floor((ax - RANGE) * INV_CELL) + OFFSET;
   const ky = Math.floor((ay - RANGE) * INV_CELL) + OFFSET;
-  best = 0;
-  bestSq = RANGE_SQ + 1;
   for (let oy = ky; oy <= ky + 1; oy++) {
     const row = (oy & MASK) << BITS;
-    const rowHash = Math.imul(oy & MASK, HASH);
     for (let ox = kx; ox <= kx + 1; ox++) {
       const k = row | (ox & MASK);
-      const b = ((rowHash + (ox & MASK)) & mask) * STRIDE;
+      const b = bucketOf(k, blockShift);
+      // Room for a full bucket before any append; overflow lists grow it as they go.
+      if (n + INLINE_SLOTS >= candidates.length) candidates = grow(candidates, n);
+      // Without branches: every slot is written, and kept only when its key is this cell's (a
+      // free slot's key is NO_CELL), so slots in any order cost no mispredicted jumps.
       for (let s = b; s < b + INLINE_END; s += 2) {
-        if (buckets[s] !== 0 && buckets[s + 1] === k) consider(buckets[s]!, eid, ax, ay, x, y, safe);
+        candidates[n] = buckets[s]!;
+        n += +(buckets[s + 1] === k);
       }
       for (let e = buckets[b + OVERFLOW]!; e !== 0; e = next[e]!) {
-        if (cell[e] === k) consider(e, eid, ax, ay, x, y, safe);
+        if (cell[e] !== k) continue;
+        if (n === candidates.length) candidates = grow(candidates, n);
+        candidates[n++] = e;
       }
     }
   }
-  return best;
+  return n;
 }
 
-let near = 0;
+function grow(array: Uint32Array, used: number): Uint32Array<ArrayBuffer> {
+  const bigger = new Uint32Array(array.length * 2);
+  bigger.set(array.subarray(0, used));
+  return bigger;
+}
 
-function count(e: number, eid: number, ax: number, ay: number, x: Float32Array, y: Float32Array): void {
-  if (e === eid) return;
-  const dx = x[e]! - ax;
-  const dy = y[e]! - ay;
-  if (dx * dx + dy * dy <= RANGE_SQ) near++;
+/**
+ * For each eid in `searchers`, the nearest other player within COMBAT_RANGE (inclusive) that is
+ * not in the safe zone, or 0 (also for a searcher out of the grid), into `targets` at the same index.
+ */
+export function nearestTargets(world: GameWorld, searchers: readonly number[], targets: number[]): void {
+  const grid = world.grid;
+  const cell = grid.cell;
+  const pos = world.transform.pos;
+  const safe = world.combat.safe;
+  targets.length = searchers.length;
+  if (runEnds.length < searchers.length) runEnds = new Uint32Array(searchers.length * 2);
+  let n = 0;
+  for (let i = 0; i < searchers.length; i++) {
+    const eid = searchers[i]!;
+    if (cell[eid] !== NO_CELL) n = gather(grid, pos[2 * eid]!, pos[2 * eid + 1]!, n);
+    runEnds[i] = n;
+  }
+  let start = 0;
+  for (let i = 0; i < searchers.length; i++) {
+    const eid = searchers[i]!;
+    const end = runEnds[i]!;
+    const ax = pos[2 * eid]!;
+    const ay = pos[2 * eid + 1]!;
+    let best = 0;
+    let bestSq = RANGE_SQ + 1;
+    for (let c = start; c < end; c++) {
+      const e = candidates[c]!;
+      if (e === eid) continue;
+      const dx = pos[2 * e]! - ax;
+      const dy = pos[2 * e + 1]! - ay;
+      const dSq = dx * dx + dy * dy;
+      // Equal distances go to the lower eid, so the choice does not depend on bucket order.
+      if ((dSq < bestSq || (dSq === bestSq && e < best)) && !safe[e]) {
+        best = e;
+        bestSq = dSq;
+      }
+    }
+    targets[i] = best;
+    start = end;
+  }
+}
+
+const single: number[] = [0];
+const singleTarget: number[] = [];
+
+/** The nearest other player within COMBAT_RANGE (inclusive) of `eid` that is not in the safe zone, or 0. */
+export function nearestTarget(world: GameWorld, eid: number): number {
+  single[0] = eid;
+  nearestTargets(world, single, singleTarget);
+  return singleTarget[0]!;
 }
 
 /** How many other players are within COMBAT_RANGE (inclusive) of `eid`; 0 when `eid` is not indexed. */
 export function countPlayersNear(world: GameWorld, eid: number): number {
-  const { buckets, cell, next, mask } = world.grid;
-  if (cell[eid] === NO_CELL) return 0;
-  const { x, y } = world.transform;
-  const ax = x[eid]!;
-  const ay = y[eid]!;
-  const kx = Math.floor((ax - RANGE) * INV_CELL) + OFFSET;
-  const ky = Math.floor((ay - RANGE) * INV_CELL) + OFFSET;
-  near = 0;
-  for (let oy = ky; oy <= ky + 1; oy++) {
-    const row = (oy & MASK) << BITS;
-    const rowHash = Math.imul(oy & MASK, HASH);
-    for (let ox = kx; ox <= kx + 1; ox++) {
-      const k = row | (ox & MASK);
-      const b = ((rowHash + (ox & MASK)) & mask) * STRIDE;
-      for (let s = b; s < b + INLINE_END; s += 2) {
-        if (buckets[s] !== 0 && buckets[s + 1] === k) count(buckets[s]!, eid, ax, ay, x, y);
-      }
-      for (let e = buckets[b + OVERFLOW]!; e !== 0; e = next[e]!) {
-        if (cell[e] === k) count(e, eid, ax, ay, x, y);
-      }
-    }
+  const grid = world.grid;
+  if (grid.cell[eid] === NO_CELL) return 0;
+  const pos = world.transform.pos;
+  const ax = pos[2 * eid]!;
+  const ay = pos[2 * eid + 1]!;
+  const end = gather(grid, ax, ay, 0);
+  let near = 0;
+  for (let c = 0; c < end; c++) {
+    const e = candidates[c]!;
+    if (e === eid) continue;
+    const dx = pos[2 * e]! - ax;
+    const dy = pos[2 * e + 1]! - ay;
+    if (dx * dx + dy * dy <= RANGE_SQ) near++;
   }
   return near;
 }

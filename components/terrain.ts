@@ -7,6 +7,15 @@ import { createNoise2D, type NoiseFunction2D } from 'simplex-noise';
 import { SPAWN_RADIUS } from './constants.js';
 import { createRandom } from './prng.js';
 
+/**
+ * The seed of the one shared world. The server's copy of the water rule
+ * (supabase/migrations/20250201000000_terrain.sql) carries the permutation table this seed gives.
+ */
+export const WORLD_SEED = 20240601;
+
+/** Tiles whose elevation is below this are water (ocean or tropical ocean). */
+export const WATER_ELEVATION = -0.38;
+
 /** Every biome, spawn first. A biome's code is its index. */
 export const BIOMES = [
   'spawn', 'grassland', 'jungle', 'savanna', 'desert', 'mountains', 'snow_peaks', 'ocean',
@@ -87,14 +96,27 @@ export function isSpawnTile(tileX: number, tileY: number): boolean {
   return Math.abs(tileX) <= SPAWN_RADIUS && Math.abs(tileY) <= SPAWN_RADIUS;
 }
 
+/** The elevation of tile (x, y): below {@link WATER_ELEVATION} is water. */
+export function elevationAt(tileX: number, tileY: number, seed: number): number {
+  return field(noiseFor(seed).elevation, tileX, tileY, 160);
+}
+
+/**
+ * Whether tile (x, y) is water (ocean or tropical ocean). The one definition shared by terrain
+ * drawing, the client's support check and, ported to SQL, the server.
+ */
+export function isWaterTile(tileX: number, tileY: number, seed: number): boolean {
+  return !isSpawnTile(tileX, tileY) && elevationAt(tileX, tileY, seed) < WATER_ELEVATION;
+}
+
 /** The biome code of tile (x, y) for a world seed; the same inputs always give the same code. */
 export function biomeCodeAt(tileX: number, tileY: number, seed: number): number {
   if (isSpawnTile(tileX, tileY)) return BIOME.spawn;
   const n = noiseFor(seed);
-  const e = field(n.elevation, tileX, tileY, 160);
+  const e = elevationAt(tileX, tileY, seed);
   const t = field(n.temperature, tileX, tileY, 420);
   const m = field(n.moisture, tileX, tileY, 260);
-  if (e < -0.38) return t > 0.2 ? BIOME.tropicalOcean : BIOME.ocean;
+  if (e < WATER_ELEVATION) return t > 0.2 ? BIOME.tropicalOcean : BIOME.ocean;
   if (e > 0.5) return t < -0.05 ? BIOME.snowPeaks : BIOME.mountains;
   if (t < -0.5) return BIOME.arctic;
   if (t < -0.2) return m < 0 ? BIOME.tundra : BIOME.pineForest;

@@ -4,6 +4,7 @@
  */
 import { createWorld, type World } from 'bitecs';
 import type { GameCommand, HudFields, HudSink, Toast } from './hud.js';
+import { createEditHistory, type EditHistory } from './edit-history.js';
 import type { NetQueues } from './network.js';
 import { createLook, type Look } from './appearance.js';
 import { createCombat, createSwingQueue, createVitals, type Combat, type SwingQueue, type Vitals } from './combat.js';
@@ -11,8 +12,9 @@ import { CLIENT_CAPACITY, MAX_ENTITIES } from './constants.js';
 import { createGrid, type SpatialGrid } from './grid.js';
 import { createInputState, type InputState } from './input.js';
 import { createInventory, type Inventory } from './inventory.js';
-import type { PoseBuffer } from './pose.js';
+import type { RemoteTrack } from './pose.js';
 import { createRandom, type Random } from './prng.js';
+import type { SoundEvent } from './sounds.js';
 import { createTileStore, type TileStore } from './tiles.js';
 import { createMotion, createTransform, type Motion, type Transform } from './transform.js';
 
@@ -48,7 +50,8 @@ export interface GameData {
   ids: string[];
   names: string[];
   byId: Map<string, number>;
-  poses: Map<number, PoseBuffer>;
+  /** Remote players' authoritative tracks by eid (components/pose.ts). */
+  poses: Map<number, RemoteTrack>;
   /** eid of the local player, 0 when none. */
   local: number;
 
@@ -59,12 +62,23 @@ export interface GameData {
   attackers: number[];
   /** Players whose health was set to 0 or below since the last health step; it defeats them. */
   hurt: number[];
-  /** Defeated players, waiting to respawn (or, for remote players, for their health to return). */
+  /**
+   * Defeated players other than remote ones, waiting to respawn, in the order they fell: all wait
+   * RESPAWN_MS, so the first ones are the next to respawn.
+   */
   downed: number[];
+  /** Defeated remote players, waiting for their health to return. */
+  downedRemotes: number[];
   /** Swings on show, oldest first; animation ends each SWING_MS after it started. */
   swingers: SwingQueue;
 
   input: InputState;
+  /** The local player's own block edits, for undo and redo. */
+  history: EditHistory;
+  /** The local player's blocks that others removed lately near the view, as the server recorded them. */
+  restorable: RestorableBlock[];
+  /** Sound effects for the page to play; it drains the queue every frame. */
+  sounds: SoundEvent[];
   commands: GameCommand[];
   queues: NetQueues;
   toasts: Toast[];
@@ -73,6 +87,13 @@ export interface GameData {
   published: Partial<HudFields>;
   /** Incoming voice clips played; the voice module increments it. */
   voiceHeard: number;
+}
+
+/** A block of the local player's that someone else removed, at tile (x, y). */
+export interface RestorableBlock {
+  x: number;
+  y: number;
+  blockType: string;
 }
 
 /** A game world. */
@@ -122,8 +143,12 @@ export function createGameWorld(options: WorldOptions = {}): GameWorld {
     attackers: [],
     hurt: [],
     downed: [],
+    downedRemotes: [],
     swingers: createSwingQueue(),
     input: createInputState(),
+    history: createEditHistory(),
+    restorable: [],
+    sounds: [],
     commands: [],
     queues: { inbox: [], outbox: [] },
     toasts: [],

@@ -7,7 +7,7 @@ import type { NetEvent } from '../components/network.js';
 import { BLOCK_PAGE_SIZE, NEAR_LOAD_RADIUS_TILES } from './constants.js';
 import { describeRefusal } from './refusals.js';
 import { blockRowToEvent, type BlockRow } from './rows.js';
-import { canPlaceWithSupport, orphansAfterRemoval, type SupportWorld } from './support.js';
+import { canPlaceWithSupport, type SupportWorld } from './support.js';
 
 const BLOCK_COLUMNS = 'x,y,block_type,player_id,player_name';
 /** Pages requested at once while loading the rest of the world. */
@@ -33,7 +33,8 @@ export interface BlockSyncOptions {
 export interface BlockSync {
   /** Loads every block, the tiles around (tileX, tileY) first. Replaces what was there. */
   load(tileX: number, tileY: number): Promise<number>;
-  place(x: number, y: number, blockType: string): Promise<boolean>;
+  /** `inventory`: the block came out of the inventory, so a refusal gives it back. */
+  place(x: number, y: number, blockType: string, inventory: boolean): Promise<boolean>;
   remove(x: number, y: number, blockType: string | null): Promise<boolean>;
   close(): Promise<void>;
 }
@@ -49,12 +50,12 @@ export function createBlockSync(db: SupabaseClient, options: BlockSyncOptions): 
     .channel('game_blocks')
     .on('postgres_changes', { event: 'INSERT', schema: 'public', table: 'game_blocks' }, (change) => {
       const row = change.new as BlockRow;
-      deliver(blockRowToEvent(row));
+      deliver({ ...blockRowToEvent(row), live: true });
       options.onActivity?.(row.player_id, row.created_at ? Date.parse(row.created_at) : Date.now());
     })
     .on('postgres_changes', { event: 'DELETE', schema: 'public', table: 'game_blocks' }, (change) => {
       const old = change.old as Partial<BlockRow>;
-      if (typeof old.x === 'number' && typeof old.y === 'number') deliver({ kind: 'blockCleared', x: old.x, y: old.y });
+      if (typeof old.x === 'number' && typeof old.y === 'number') deliver({ kind: 'blockCleared', x: old.x, y: old.y, live: true });
     })
     .subscribe((status) => options.onStatus?.(status));
 
@@ -100,26 +101,26 @@ export function createBlockSync(db: SupabaseClient, options: BlockSyncOptions): 
   }
 
   /** After a refusal, shows the tile as the server has it and tells the player why. */
-  async function refuse(action: 'place' | 'remove', x: number, y: number, blockType: string, error: { code?: string; message?: string }) {
+  async function refuse(action: 'place' | 'remove', x: number, y: number, blockType: string, inventory: boolean, error: { code?: string; message?: string }) {
     const reason = describeRefusal(error, 'block');
     console.error(`block ${action} refused at ${x},${y}:`, error.code, error.message);
-    emit({ kind: 'blockRefused', action, x, y, blockType, reason });
+    emit({ kind: 'blockRefused', action, x, y, blockType, reason, inventory });
     const current = await db.from('game_blocks').select(BLOCK_COLUMNS).eq('x', x).eq('y', y).maybeSingle();
     if (current.data) emit(blockRowToEvent(current.data as BlockRow));
     else if (!current.error) emit({ kind: 'blockCleared', x, y });
     options.notice(action === 'place' ? 'Block Not Placed' : 'Block Not Removed', reason);
   }
 
-  async function place(x: number, y: number, blockType: string): Promise<boolean> {
+  async function place(x: number, y: number, blockType: string, inventory: boolean): Promise<boolean> {
     if (!canPlaceWithSupport(options.world, x, y)) {
-      await refuse('place', x, y, blockType, { message: 'Blocks on water need a neighbouring block that leads to land.' });
+      await refuse('place', x, y, blockType, inventory, { message: 'Blocks on water need a neighbouring block that leads to land.' });
       return false;
     }
     const { error } = await db
       .from('game_blocks')
       .insert({ x, y, block_type: blockType, player_id: options.playerId, player_name: options.playerName() });
     if (error) {
-      await refuse('place', x, y, blockType, error);
+      await refuse('place', x, y, blockType, inventory, error);
       return false;
     }
     return true;
@@ -128,26 +129,15 @@ export function createBlockSync(db: SupabaseClient, options: BlockSyncOptions): 
   async function remove(x: number, y: number, blockType: string | null): Promise<boolean> {
     const { data, error } = await db.from('game_blocks').delete().eq('x', x).eq('y', y).select(BLOCK_COLUMNS);
     if (error) {
-      if (blockType) await refuse('remove', x, y, blockType, error);
+      if (blockType) await refuse('remove', x, y, blockType, true, error);
       else options.notice('Block Not Removed', describeRefusal(error, 'block'));
       return false;
     }
+    // Blocks the removal left floating are removed by the server in the same transaction
+    // (20250201000400_position_bound.sql); their deletes arrive on the live channel.
     const removed = data as BlockRow[];
     for (const row of removed) emit({ kind: 'blockCleared', x: row.x, y: row.y });
-    if (removed.length > 0 || blockType) await removeOrphans(x, y);
     return removed.length > 0;
-  }
-
-  /** Removes the blocks a removal left floating on water, locally and by x and y on the server. */
-  async function removeOrphans(x: number, y: number): Promise<void> {
-    const orphans = orphansAfterRemoval(options.world, x, y);
-    for (const tile of orphans) emit({ kind: 'blockCleared', x: tile.x, y: tile.y });
-    await Promise.all(
-      orphans.map(async (tile) => {
-        const { error } = await db.from('game_blocks').delete().eq('x', tile.x).eq('y', tile.y);
-        if (error) console.error(`orphan removal failed at ${tile.x},${tile.y}:`, error.code, error.message);
-      }),
-    );
   }
 
   return {

@@ -19,6 +19,8 @@ export interface ChatOptions {
   onMessages(messages: readonly ChatRow[]): void;
   /** Called for each new message (for the online count). */
   onActivity?(playerId: string, at: number): void;
+  /** Called for each message by another player that arrives after the history was loaded. */
+  onArrival?(row: ChatRow): void;
 }
 
 /** The chat side of the network session. */
@@ -35,6 +37,7 @@ export function createChat(db: SupabaseClient, options: ChatOptions): Chat {
   const messages: ChatRow[] = [];
   const ids = new Set<string>();
   let pollTimer: ReturnType<typeof setInterval> | null = null;
+  let historyLoaded = false;
 
   function add(rows: readonly ChatRow[]) {
     let changed = false;
@@ -43,6 +46,7 @@ export function createChat(db: SupabaseClient, options: ChatOptions): Chat {
       ids.add(row.id);
       messages.push(row);
       options.onActivity?.(row.player_id, Date.parse(row.created_at));
+      if (historyLoaded && row.player_id !== options.playerId) options.onArrival?.(row);
       changed = true;
     }
     if (!changed) return;
@@ -64,6 +68,7 @@ export function createChat(db: SupabaseClient, options: ChatOptions): Chat {
     const rows = (data as ChatRow[]).reverse();
     if (rows.length === 0 && messages.length === 0) options.onMessages([]);
     add(rows);
+    historyLoaded = true;
   }
 
   function startPolling() {

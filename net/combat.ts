@@ -3,7 +3,7 @@
  * the victim hears its own logs live and applies the damage.
  */
 import type { RealtimeChannel, SupabaseClient } from '@supabase/supabase-js';
-import type { NetEvent } from '../components/network.js';
+import type { LocalAction, NetEvent } from '../components/network.js';
 import type { CombatLogRow } from './rows.js';
 
 /** What combat needs from its surroundings. */
@@ -14,14 +14,8 @@ export interface CombatOptions {
   onStatus?(status: string): void;
 }
 
-/** A hit the engine decided locally. */
-export interface AttackRequest {
-  victimId: string;
-  victimName: string;
-  damage: number;
-  victimTileX: number;
-  victimTileY: number;
-}
+/** A hit the engine decided locally: the engine's `attack` action without its kind. */
+export type AttackRequest = Omit<Extract<LocalAction, { kind: 'attack' }>, 'kind'>;
 
 /** The combat side of the network session. */
 export interface Combat {
@@ -65,6 +59,8 @@ export function createCombat(db: SupabaseClient, options: CombatOptions): Combat
       weapon_type: 'sword',
       x: hit.victimTileX,
       y: hit.victimTileY,
+      attacker_x: hit.attackerX,
+      attacker_y: hit.attackerY,
     };
     const inserted = await db.from('game_combat_logs').insert(log);
     if (inserted.error) {

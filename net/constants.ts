@@ -1,4 +1,4 @@
-/** Networking constants of SPEC.md §9, in one frozen place. */
+/** Networking constants of docs/game-rules.md §9, in one frozen place. */
 
 /** Tile size in pixels. */
 export const TILE_SIZE_PX = 32;
@@ -6,8 +6,6 @@ export const TILE_SIZE_PX = 32;
 export const PRESENCE_HEARTBEAT_MS = 5000;
 /** A presence row older than this is a player who left. */
 export const PRESENCE_STALE_MS = 30000;
-/** Live position broadcast period while moving (15 Hz). */
-export const POSE_SEND_MS = 66;
 /** Chat history length. */
 export const CHAT_HISTORY = 50;
 /** Chat falls back to polling when its channel is not live within this time. */
@@ -26,3 +24,11 @@ export const VOICE_RANGE_TILES = 500;
 export const BLOCK_PAGE_SIZE = 1000;
 /** Tiles around the player loaded before the rest of the world. */
 export const NEAR_LOAD_RADIUS_TILES = 64;
+/** How far back a player may restore blocks others removed. */
+export const RESTORE_WINDOW_MS = 30 * 60 * 1000;
+/** How often the restorable blocks around the view are looked up. */
+export const RESTORE_REFRESH_MS = 5000;
+/** Tiles from the player's tile to the edge of the 800x600 view: 13 across, 10 up and down. */
+export const VIEW_HALF_WIDTH_TILES = 13;
+/** See VIEW_HALF_WIDTH_TILES. */
+export const VIEW_HALF_HEIGHT_TILES = 10;

@@ -1,5 +1,5 @@
 /**
- * Minimap positions for players without presence: SPEC.md §7's block-based query. The latest
+ * Minimap positions for players without presence: docs/game-rules.md §7's block-based query. The latest
  * block each other player placed within 5 minutes stands for that player's position.
  */
 import type { SupabaseClient } from '@supabase/supabase-js';

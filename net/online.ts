@@ -1,5 +1,5 @@
 /**
- * The online count of SPEC.md §7: distinct players who chatted or built within the last
+ * The online count of docs/game-rules.md §7: distinct players who chatted or built within the last
  * 5 minutes, plus the local player. The tables are read at start and every 30 s; activity seen
  * live in between (a chat message, a placed block) counts at once.
  */

@@ -1,12 +1,30 @@
 /**
- * Live positions over Realtime broadcast on region channels. The local player sends its pose
- * to its own region's channel at 15 Hz while it moves (and once when it stops); it listens to
- * the 3x3 regions around it, so it hears only the players near it.
+ * Live positions over Realtime broadcast on private region channels. Movement is deterministic
+ * (3 px per 16 ms step), so the local player does not stream positions: it sends a pose event
+ * when it starts, stops, turns, swings or enters another region, each stamped with the step it
+ * happened at, plus a keyframe every POSE_KEYFRAME_STEPS steps while it walks; a player standing
+ * still sends nothing. Receivers walk remote players forward from the last event
+ * (components/pose.ts). A client listens to the 3x3 regions around it, so it hears only the
+ * players near it.
+ *
+ * Whatever the backend, a received pose is believed only from a wallet with a fresh presence
+ * row and within the movement budget from its last known position (net/peers.ts), and at most
+ * MAX_POSES_PER_STEP poses reach the engine per step.
  */
 import type { RealtimeChannel, SupabaseClient } from '@supabase/supabase-js';
 import type { NetEvent } from '../components/network.js';
-import { POSE_SEND_MS } from './constants.js';
+import { walkVelocity } from '../components/pose.js';
+import type { Peers } from './peers.js';
 import { regionOf, regionTopic, topicsAround } from './regions.js';
+
+/** Steps between two keyframes while walking: 62 steps of 16 ms, about once a second. */
+export const POSE_KEYFRAME_STEPS = 62;
+/**
+ * Most poses handed to the engine between two steps; the rest of a burst is dropped (a later
+ * event or keyframe supersedes it). An honest sender sends at most one a step, so this is a
+ * screen of 64 players all turning in the same step.
+ */
+export const MAX_POSES_PER_STEP = 64;
 
 /** The local player's pose as the engine knows it. */
 export interface Pose {
@@ -17,31 +35,158 @@ export interface Pose {
   isSwinging: boolean;
 }
 
-/** The broadcast payload: short keys, since it goes out 15 times a second. */
-interface PosePayload {
+/**
+ * The broadcast payload, short keys: at its step `n` the sender stood at (x, y) walking in
+ * direction (dx, dy), facing `f`, swinging `s`; `t` is its clock in ms.
+ */
+export interface PosePayload {
   id: string;
   x: number;
   y: number;
+  dx: number;
+  dy: number;
+  n: number;
   f: number;
-  m: boolean;
   s: boolean;
   t: number;
+}
+
+/** The region channel options: private (authorised per topic), no echo, no acknowledgement. */
+export const REGION_CHANNEL_CONFIG = { config: { private: true, broadcast: { self: false, ack: false } } } as const;
+
+const isDirection = (v: unknown): v is number => v === -1 || v === 0 || v === 1;
+const isFiniteNumber = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
+
+/** The payload as a pose event, or null when it is not a well-formed pose. */
+export function parsePose(payload: unknown): Extract<NetEvent, { kind: 'playerPose' }> | null {
+  if (typeof payload !== 'object' || payload === null) return null;
+  const p = payload as Partial<PosePayload>;
+  if (typeof p.id !== 'string' || !isFiniteNumber(p.x) || !isFiniteNumber(p.y) || !isFiniteNumber(p.n) || !isFiniteNumber(p.t)) return null;
+  if (!isDirection(p.dx) || !isDirection(p.dy) || !isFiniteNumber(p.f) || typeof p.s !== 'boolean') return null;
+  return { kind: 'playerPose', id: p.id, x: p.x, y: p.y, dx: p.dx, dy: p.dy, step: p.n, facing: p.f, moving: p.dx !== 0 || p.dy !== 0, swinging: p.s, t: p.t };
+}
+
+/** What the pose receiver needs. */
+export interface PoseReceiverOptions {
+  playerId: string;
+  peers: Peers;
+  emit(event: NetEvent): void;
+  now(): number;
+}
+
+/** The receiving half: judges each heard pose and passes the believable ones on. */
+export interface PoseReceiver {
+  /** One broadcast payload heard on a region channel. */
+  receive(payload: unknown): void;
+  /** A new engine step began: the per-step allowance starts again. */
+  step(): void;
+  /** Poses passed on so far. */
+  received(): number;
+  /** Poses ignored so far: malformed, unknown sender, beyond the movement budget or over the step's allowance. */
+  ignored(): number;
+}
+
+/** Creates a receiver; see the module comment for what it believes. */
+export function createPoseReceiver(options: PoseReceiverOptions): PoseReceiver {
+  let passedThisStep = 0;
+  let receivedCount = 0;
+  let ignoredCount = 0;
+  return {
+    receive(payload) {
+      const pose = parsePose(payload);
+      if (!pose || pose.id === options.playerId) return;
+      if (passedThisStep >= MAX_POSES_PER_STEP || !options.peers.admit(pose.id, pose.x, pose.y, options.now())) {
+        ignoredCount++;
+        return;
+      }
+      passedThisStep++;
+      receivedCount++;
+      options.emit(pose);
+    },
+    step() {
+      passedThisStep = 0;
+    },
+    received: () => receivedCount,
+    ignored: () => ignoredCount,
+  };
+}
+
+/**
+ * Pixels the local player may stray from where receivers simulate it before a pose goes out
+ * anyway: a walk the engine did not make at 3 px a step (the world's edge, a respawn, a caller
+ * that moves the pose itself) is corrected at once.
+ */
+export const POSE_DRIFT_PX = 4;
+
+/** What a pose event says about the sender, to tell when the next one is due. */
+interface Sent {
+  x: number;
+  y: number;
+  dx: number;
+  dy: number;
+  f: number;
+  s: boolean;
+  topic: string;
+  n: number;
+}
+
+/**
+ * The sending half: given the local pose each step, the payload to send now, or null. The
+ * walking direction comes from the movement since the last step (held while a walking pose
+ * has not moved this step).
+ */
+export function createPoseSender(playerId: string, now: () => number) {
+  let last: Sent | null = null;
+  let previous: { x: number; y: number } | null = null;
+  let direction = { dx: 0, dy: 0 };
+  /** Whether `pose` is more than POSE_DRIFT_PX from where receivers simulate the player at step `n`. */
+  const strayed = (pose: Pose, n: number) => {
+    if (!last) return true;
+    const { vx, vy } = walkVelocity(last.dx, last.dy);
+    return Math.hypot(pose.x - (last.x + vx * (n - last.n)), pose.y - (last.y + vy * (n - last.n))) > POSE_DRIFT_PX;
+  };
+  return {
+    /** The payload due at step `n` for `pose`, or null; call `sent` once it went out. */
+    due(pose: Pose, n: number): { topic: string; payload: PosePayload } | null {
+      const mx = previous ? Math.sign(pose.x - previous.x) : 0;
+      const my = previous ? Math.sign(pose.y - previous.y) : 0;
+      previous = { x: pose.x, y: pose.y };
+      if (!pose.moving) direction = { dx: 0, dy: 0 };
+      else if (mx !== 0 || my !== 0) direction = { dx: mx, dy: my };
+      const { rx, ry } = regionOf(pose.x, pose.y);
+      const topic = regionTopic(rx, ry);
+      const f = Math.sign(pose.facing);
+      const walking = direction.dx !== 0 || direction.dy !== 0;
+      const changed =
+        !last || last.dx !== direction.dx || last.dy !== direction.dy || last.f !== f || last.s !== pose.isSwinging || last.topic !== topic;
+      if (!changed && !(walking && n - last!.n >= POSE_KEYFRAME_STEPS) && !strayed(pose, n)) return null;
+      return {
+        topic,
+        payload: { id: playerId, x: Math.round(pose.x), y: Math.round(pose.y), dx: direction.dx, dy: direction.dy, n, f, s: pose.isSwinging, t: now() },
+      };
+    },
+    /** Records that `payload` went out on `topic`. */
+    sent(topic: string, payload: PosePayload) {
+      last = { x: payload.x, y: payload.y, dx: payload.dx, dy: payload.dy, f: payload.f, s: payload.s, topic, n: payload.n };
+    },
+  };
 }
 
 /** What the pose channels need from their surroundings. */
 export interface PoseOptions {
   playerId: string;
+  peers: Peers;
   emit(event: NetEvent): void;
   now(): number;
 }
 
 /** The live-position side of the network session. */
 export interface PoseChannels {
-  /** Called every step with the local pose: moves subscriptions and sends when due. */
-  update(pose: Pose): void;
+  /** Called every engine step `n` with the local pose: moves subscriptions and sends what changed. */
+  update(pose: Pose, n: number): void;
   /** Topics currently listened to. */
   topics(): string[];
-  /** Poses received so far (for the figures). */
+  /** Poses received and believed so far (for the figures). */
   received(): number;
   close(): Promise<void>;
 }
@@ -49,22 +194,15 @@ export interface PoseChannels {
 /** Creates the region channels; nothing is joined until the first update. */
 export function createPoseChannels(db: SupabaseClient, options: PoseOptions): PoseChannels {
   const channels = new Map<string, RealtimeChannel>();
-  let lastSent = -Infinity;
-  let lastPose: Pose | null = null;
-  let receivedCount = 0;
+  const receiver = createPoseReceiver(options);
+  const sender = createPoseSender(options.playerId, options.now);
 
-  function join(topic: string): RealtimeChannel {
+  function join(topic: string): void {
     const channel = db
-      .channel(topic, { config: { broadcast: { self: false, ack: false } } })
-      .on('broadcast', { event: 'pose' }, ({ payload }) => {
-        const pose = payload as PosePayload;
-        if (pose.id === options.playerId) return;
-        receivedCount++;
-        options.emit({ kind: 'playerPose', id: pose.id, x: pose.x, y: pose.y, facing: pose.f, moving: pose.m, swinging: pose.s, t: pose.t });
-      })
+      .channel(topic, REGION_CHANNEL_CONFIG)
+      .on('broadcast', { event: 'pose' }, ({ payload }) => receiver.receive(payload))
       .subscribe();
     channels.set(topic, channel);
-    return channel;
   }
 
   function follow(x: number, y: number) {
@@ -78,35 +216,21 @@ export function createPoseChannels(db: SupabaseClient, options: PoseOptions): Po
     for (const topic of wanted) if (!channels.has(topic)) join(topic);
   }
 
-  function send(pose: Pose) {
-    const { rx, ry } = regionOf(pose.x, pose.y);
-    const channel = channels.get(regionTopic(rx, ry));
-    // Sending on a channel that is not joined would fall back to an HTTP request per pose.
-    if (!channel || channel.state !== 'joined') return;
-    const payload: PosePayload = {
-      id: options.playerId,
-      x: Math.round(pose.x),
-      y: Math.round(pose.y),
-      f: pose.facing,
-      m: pose.moving,
-      s: pose.isSwinging,
-      t: options.now(),
-    };
-    void channel.send({ type: 'broadcast', event: 'pose', payload });
-    lastSent = options.now();
-    lastPose = pose;
-  }
-
   return {
-    update(pose) {
+    update(pose, n) {
+      receiver.step();
       follow(pose.x, pose.y);
-      const changed =
-        !lastPose || lastPose.moving !== pose.moving || lastPose.isSwinging !== pose.isSwinging || lastPose.facing !== pose.facing;
-      const due = options.now() - lastSent >= POSE_SEND_MS;
-      if ((pose.moving && due) || changed) send(pose);
+      const due = sender.due(pose, n);
+      if (!due) return;
+      const channel = channels.get(due.topic);
+      // Sending on a channel that is not joined would fall back to an HTTP request per pose;
+      // the event stays due and goes out once the channel is joined.
+      if (!channel || channel.state !== 'joined') return;
+      void channel.send({ type: 'broadcast', event: 'pose', payload: due.payload });
+      sender.sent(due.topic, due.payload);
     },
     topics: () => [...channels.keys()],
-    received: () => receivedCount,
+    received: () => receiver.received(),
     close: async () => {
       await Promise.all([...channels.values()].map((channel) => db.removeChannel(channel)));
       channels.clear();

@@ -1,4 +1,5 @@
 /** Turns a refused write into a sentence a player understands. */
+import { NAME_TAKEN } from '../components/text.js';
 
 /** The parts of a PostgREST error that say why a write was refused. */
 export interface RefusalLike {
@@ -16,7 +17,7 @@ export function describeRefusal(error: RefusalLike, subject: 'block' | 'chat' | 
   if (code === 'TS429' || /rate limit|too many|slow down/i.test(message)) {
     return subject === 'chat' ? 'You are sending messages too fast. Slow down.' : 'Too fast. Slow down a little.';
   }
-  if (code === '23505') return 'Someone already built there.';
+  if (code === '23505') return /taken by another player/.test(message) ? NAME_TAKEN : 'Someone already built there.';
   if (/spawn/i.test(message)) return 'Cannot build in spawn area - protected zone!';
   if (code === '42501') return 'The server did not allow that.';
   if (code === 'FETCH' || /fetch|network/i.test(message)) return 'The server could not be reached.';

@@ -17,7 +17,7 @@ export function regionOf(x: number, y: number): { rx: number; ry: number } {
 
 /** The channel name of one region. */
 export function regionTopic(rx: number, ry: number): string {
-  return `region:${rx}:${ry}`;
+  return `region:${regionKey(rx, ry)}`;
 }
 
 /** The channel names of the 3x3 regions around a pixel position, the player's own first. */
@@ -30,4 +30,21 @@ export function topicsAround(x: number, y: number): string[] {
     }
   }
   return topics;
+}
+
+/** The presence-row name of a region, as the generated `game_players.region` column spells it. */
+export function regionKey(rx: number, ry: number): string {
+  return `${rx}:${ry}`;
+}
+
+/** The presence-row names of the 3x3 regions around a pixel position, the player's own first. */
+export function regionKeysAround(x: number, y: number): string[] {
+  return topicsAround(x, y).map((topic) => topic.slice('region:'.length));
+}
+
+/** Whether pixel position (x, y) lies in the 3x3 regions around (cx, cy). */
+export function isNear(cx: number, cy: number, x: number, y: number): boolean {
+  const a = regionOf(cx, cy);
+  const b = regionOf(x, y);
+  return Math.abs(a.rx - b.rx) <= 1 && Math.abs(a.ry - b.ry) <= 1;
 }

@@ -1,6 +1,6 @@
 /**
- * Rows of the shared tables (SPEC.md §3) and pure mappers between rows and engine events.
- * Units follow DESIGN.md: players in pixels, blocks, voice clips and combat logs in tiles.
+ * Rows of the shared tables (docs/game-rules.md §3) and pure mappers between rows and engine events.
+ * Units follow docs/architecture.md "Units": players in pixels, blocks, voice clips and combat logs in tiles.
  */
 import { DEFAULT_APPEARANCE, HAIR_STYLES, SHIRT_STYLES, type Appearance } from '../components/appearance-types.js';
 import type { NetEvent } from '../components/network.js';
@@ -58,8 +58,12 @@ export interface CombatLogRow {
   victim_name: string;
   damage: number;
   weapon_type: 'sword';
+  /** The victim's tile (the server sets it from the victim's presence row). */
   x: number;
   y: number;
+  /** The attacker's position in pixels when it swung; the server checks range from it. */
+  attacker_x?: number;
+  attacker_y?: number;
 }
 
 /** What the local player looks like to the presence table. */
@@ -76,7 +80,7 @@ export interface LocalPlayerState {
 }
 
 /** The engine event for a block row. */
-export function blockRowToEvent(row: BlockRow): NetEvent {
+export function blockRowToEvent(row: BlockRow): Extract<NetEvent, { kind: 'blockSet' }> {
   return { kind: 'blockSet', x: row.x, y: row.y, blockType: row.block_type, owner: row.player_id };
 }
 

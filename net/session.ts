@@ -1,9 +1,12 @@
 /**
  * One player's network session: wires blocks, presence, live positions, chat, the online
- * count, combat and voice to the engine's queues, flushes the outbox, and resyncs blocks and
- * players whenever the live connection comes back after a drop or a server restart.
+ * count, combat, voice and the restorable blocks to the engine's queues, and resyncs blocks and
+ * players whenever the live connection comes back after a drop or a server restart. The engine
+ * calls it once per fixed step (`queues.onStep`): it then sends the local pose if it changed and
+ * flushes the outbox, so an action goes out in the step it was made.
  */
 import type { SupabaseClient } from '@supabase/supabase-js';
+import { STEP_MS } from '../components/constants.js';
 import type { NetQueues } from '../components/network.js';
 import { createBlockSync } from './blocks.js';
 import { createChat } from './chat.js';
@@ -13,14 +16,18 @@ import { minimapPlayersFromBlocks, type MinimapPlayer } from './minimap.js';
 import { followOnlineCount } from './online.js';
 import { createPoseChannels, type Pose } from './poses.js';
 import { createPresence } from './presence.js';
+import { followRestorable } from './restorable.js';
 import type { ChatRow, LocalPlayerState } from './rows.js';
 import type { SupportWorld } from './support.js';
 import { createVoice, type Listener } from './voice.js';
 
-/** How often the outbox is flushed and the local pose is looked at: once per engine step. */
-const FLUSH_MS = 16;
 /** Fewest ms between two extra heartbeats sent when the player stops moving. */
 const STOP_HEARTBEAT_MS = 1000;
+/**
+ * Heartbeat period while another player is within combat range in the PvP zone: the server
+ * judges hits on presence rows with 250 ms of movement allowance (20250201000400_position_bound.sql).
+ */
+export const COMBAT_HEARTBEAT_MS = 250;
 
 /** Everything the session needs from the game around it. */
 export interface SessionOptions {
@@ -33,6 +40,8 @@ export interface SessionOptions {
   queues: NetQueues;
   /** The local player's presence fields and pose. */
   readLocal(): LocalPlayerState & Pose;
+  /** Whether another player is within combat range of the local player in the PvP zone. */
+  inCombat(): boolean;
   world: SupportWorld;
   listener(): Listener;
   playVoice(audioData: string, volume: number): void;
@@ -49,7 +58,7 @@ export interface Session {
   sendChat(text: string): Promise<string | null>;
   /** Sends a voice clip from the local player's position; false when refused. */
   sendVoice(audioData: string): Promise<boolean>;
-  /** Other players known only from their recent blocks (SPEC.md §7 minimap query). */
+  /** Other players known only from their recent blocks (docs/game-rules.md §7 minimap query). */
   minimapFallback(): Promise<MinimapPlayer[]>;
   /** Ids of remote players with fresh presence. */
   onlinePlayers(): string[];
@@ -100,16 +109,34 @@ export async function startSession(options: SessionOptions): Promise<Session> {
     world: options.world,
     onStatus: onBlocksStatus,
   });
-  const presence = createPresence(db, { playerId, readLocal: options.readLocal, emit, now });
-  const poses = createPoseChannels(db, { playerId, emit, now });
-  const chat = createChat(db, { playerId, playerName: options.playerName, onMessages: options.onChat, onActivity: online.noteActive });
-  const combat = createCombat(db, { playerId, playerName: options.playerName, emit });
+  let hitsHeard = 0;
+  const presence = createPresence(db, { playerId, readLocal: options.readLocal, emit, now, hitsHeard: () => hitsHeard });
+  const poses = createPoseChannels(db, { playerId, peers: presence.peers, emit, now });
+  const chat = createChat(db, {
+    playerId,
+    playerName: options.playerName,
+    onMessages: options.onChat,
+    onActivity: online.noteActive,
+    onArrival: () => emit({ kind: 'chatArrived' }),
+  });
+  const combat = createCombat(db, {
+    playerId,
+    playerName: options.playerName,
+    emit: (event) => {
+      if (event.kind === 'damaged') hitsHeard++;
+      emit(event);
+    },
+  });
   const voice = createVoice(db, {
     playerId,
     playerName: options.playerName,
     listener: options.listener,
-    play: options.playVoice,
+    play: (audioData, volume) => {
+      emit({ kind: 'voiceStarted', volume });
+      options.playVoice(audioData, volume);
+    },
   });
+  const restorable = followRestorable(db, { playerId, tile, world: options.world, emit });
 
   async function resync() {
     const { x, y } = tile();
@@ -119,6 +146,8 @@ export async function startSession(options: SessionOptions): Promise<Session> {
 
   void (async () => {
     const { x, y } = tile();
+    const local = options.readLocal();
+    presence.follow(local.x, local.y);
     await presence.heartbeat();
     await presence.load();
     await blocks.load(x, y).catch((error) => console.error('loading blocks failed:', error));
@@ -128,9 +157,15 @@ export async function startSession(options: SessionOptions): Promise<Session> {
   let flushing = Promise.resolve();
   let wasMoving = false;
   let lastStopBeat = -Infinity;
-  const timer = setInterval(() => {
+  /** Pose events are numbered by step, counted from the clock so that a reloaded page goes on counting upward. */
+  let stepNumber = Math.floor(now() / STEP_MS);
+  let closed = false;
+  /** One engine step: follows the local player's regions, sends its pose if due and flushes the outbox. */
+  function step() {
+    if (closed) return;
     const pose = options.readLocal();
-    poses.update(pose);
+    presence.follow(pose.x, pose.y);
+    poses.update(pose, ++stepNumber);
     // A player who stops somewhere new is recorded there at once (at most once a second),
     // so presence-based checks such as combat range see where players really stand.
     if (wasMoving && !pose.moving && now() - lastStopBeat >= STOP_HEARTBEAT_MS) {
@@ -138,20 +173,18 @@ export async function startSession(options: SessionOptions): Promise<Session> {
       void presence.heartbeat();
     }
     wasMoving = pose.moving;
+    if (options.inCombat()) presence.heartbeatIfOlder(COMBAT_HEARTBEAT_MS);
     const actions = queues.outbox.splice(0);
     if (actions.length === 0) return;
     flushing = flushing.then(async () => {
       for (const action of actions) {
-        if (action.kind === 'placeBlock') await blocks.place(action.x, action.y, action.blockType);
+        if (action.kind === 'placeBlock') await blocks.place(action.x, action.y, action.blockType, action.inventory);
         else if (action.kind === 'removeBlock') await blocks.remove(action.x, action.y, action.blockType);
-        else {
-          // The server checks range against presence rows: make ours current first.
-          await presence.heartbeat();
-          await combat.attack(action);
-        }
+        else await combat.attack(action);
       }
     });
-  }, FLUSH_MS);
+  }
+  queues.onStep = step;
 
   return {
     sendChat: (text) => chat.send(text),
@@ -170,8 +203,10 @@ export async function startSession(options: SessionOptions): Promise<Session> {
       }).catch(() => undefined);
     },
     async close() {
-      clearInterval(timer);
+      closed = true;
+      if (queues.onStep === step) queues.onStep = undefined;
       online.stop();
+      restorable.stop();
       authListener.subscription.unsubscribe();
       await flushing;
       await Promise.all([blocks.close(), poses.close(), chat.close(), combat.close(), voice.close()]);

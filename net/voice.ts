@@ -4,13 +4,9 @@
  * at volume max(0.1, 1 - distance/500).
  */
 import type { RealtimeChannel, SupabaseClient } from '@supabase/supabase-js';
+import { proximityVolume } from '../components/sounds.js';
 import { TILE_SIZE_PX, VOICE_RANGE_TILES } from './constants.js';
 import type { VoiceRow } from './rows.js';
-
-/** The volume of a clip heard from `distanceTiles` away. */
-export function voiceVolume(distanceTiles: number): number {
-  return Math.max(0.1, 1 - distanceTiles / VOICE_RANGE_TILES);
-}
 
 /** The listener's side of the rule for playing a clip. */
 export interface Listener {
@@ -28,7 +24,7 @@ export function clipVolume(clip: Pick<VoiceRow, 'player_id' | 'x' | 'y'>, listen
   const dx = clip.x - Math.floor(listener.x / TILE_SIZE_PX);
   const dy = clip.y - Math.floor(listener.y / TILE_SIZE_PX);
   const distance = Math.hypot(dx, dy);
-  return distance <= VOICE_RANGE_TILES ? voiceVolume(distance) : null;
+  return distance <= VOICE_RANGE_TILES ? proximityVolume(distance) : null;
 }
 
 /** What voice needs from its surroundings. */

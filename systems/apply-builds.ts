@@ -1,45 +1,120 @@
-import type { TileClick } from '../components/input.js';
+import type { BlockEdit } from '../components/edit-history.js';
+import { recordEdit } from '../components/edit-history.js';
+import type { EditStep, TileClick } from '../components/input.js';
 import { BLOCK_TYPES } from '../components/blocks.js';
-import { giveBlock, selectedItem, takeBlock } from '../components/inventory.js';
+import { giveBlock, hasBlock, selectedItem, takeBlock } from '../components/inventory.js';
+import { pushSound } from '../components/sounds.js';
 import { isSpawnTile } from '../components/terrain.js';
-import { blockAt, clearBlock, isInWorld, setBlock } from '../components/tiles.js';
+import { blockAt, blockOwnerAt, clearBlock, isInWorld, setBlock } from '../components/tiles.js';
 import type { GameWorld } from '../components/world.js';
 
 const KNOWN = new Set<string>(BLOCK_TYPES);
 
-function build(world: GameWorld, click: TileClick): void {
-  const { tileX, tileY } = click;
-  if (!isInWorld(tileX, tileY)) return;
+/** Whether an edit of tile (x, y) is allowed at all; inside spawn a 'Spawn Protected' toast is raised. */
+function editable(world: GameWorld, tileX: number, tileY: number): boolean {
+  if (!isInWorld(tileX, tileY)) return false;
   if (isSpawnTile(tileX, tileY)) {
     world.toasts.push({ title: 'Spawn Protected', description: 'Cannot build in spawn area - protected zone!', variant: 'default' });
-    return;
+    return false;
   }
-  const existing = blockAt(world.tiles, tileX, tileY);
+  return true;
+}
+
+/** Places `blockType` as the local player's on an empty tile and queues the insert. */
+function place(world: GameWorld, x: number, y: number, blockType: string, inventory: boolean): void {
+  setBlock(world.tiles, x, y, blockType, world.ids[world.local]!);
+  if (inventory) takeBlock(world.inventory, blockType);
+  world.queues.outbox.push({ kind: 'placeBlock', x, y, blockType, inventory });
+  pushSound(world, 'place', 1, blockType);
+}
+
+/** Removes the block at (x, y) (one comes back to the inventory) and queues the delete. */
+function remove(world: GameWorld, x: number, y: number, existing: string | null): void {
+  if (existing !== null) {
+    clearBlock(world.tiles, x, y);
+    if (KNOWN.has(existing)) giveBlock(world.inventory, existing);
+    pushSound(world, 'break', 1, existing);
+  }
+  world.queues.outbox.push({ kind: 'removeBlock', x, y, blockType: existing });
+}
+
+function build(world: GameWorld, click: TileClick): void {
+  const { tileX: x, tileY: y } = click;
+  if (!editable(world, x, y)) return;
+  const existing = blockAt(world.tiles, x, y);
+  const me = world.ids[world.local]!;
   if (click.action === 'place') {
     const item = selectedItem(world.inventory);
     if (existing !== null || !item || item.type !== 'block' || item.quantity <= 0) return;
-    const blockType = item.blockType;
-    setBlock(world.tiles, tileX, tileY, blockType, world.ids[world.local]!);
-    takeBlock(world.inventory, blockType);
-    world.queues.outbox.push({ kind: 'placeBlock', x: tileX, y: tileY, blockType });
+    place(world, x, y, item.blockType, true);
+    recordEdit(world.history, { action: 'place', x, y, blockType: item.blockType, owner: me });
     return;
   }
-  if (existing !== null) {
-    clearBlock(world.tiles, tileX, tileY);
-    if (KNOWN.has(existing)) giveBlock(world.inventory, existing);
+  const owner = blockOwnerAt(world.tiles, x, y);
+  remove(world, x, y, existing);
+  if (existing !== null && owner !== null) recordEdit(world.history, { action: 'remove', x, y, blockType: existing, owner });
+}
+
+/**
+ * Makes `edit` happen (redo) or its opposite (undo), as an ordinary edit. Only the player's own
+ * blocks: a placement is undone only while the tile still holds that block of theirs, and a
+ * removal only of a block they had placed, into a tile that is empty again. Returns whether it ran.
+ */
+function replay(world: GameWorld, edit: BlockEdit, forwards: boolean): boolean {
+  const { x, y, blockType } = edit;
+  if (!editable(world, x, y)) return false;
+  const me = world.ids[world.local]!;
+  const existing = blockAt(world.tiles, x, y);
+  const placing = (edit.action === 'place') === forwards;
+  if (placing) {
+    if (edit.owner !== me) return refuse(world, 'Only your own blocks can be put back.');
+    if (existing !== null) return refuse(world, 'That tile is no longer empty.');
+    if (!hasBlock(world.inventory, blockType)) return refuse(world, `You have no ${blockType} left.`);
+    place(world, x, y, blockType, true);
+    return true;
   }
-  world.queues.outbox.push({ kind: 'removeBlock', x: tileX, y: tileY, blockType: existing });
+  if (existing !== blockType || blockOwnerAt(world.tiles, x, y) !== me) return refuse(world, 'That block is no longer yours to remove.');
+  remove(world, x, y, existing);
+  return true;
+}
+
+function refuse(world: GameWorld, description: string): false {
+  world.toasts.push({ title: 'Cannot Undo', description, variant: 'default' });
+  return false;
+}
+
+function step(world: GameWorld, request: EditStep): void {
+  const { history } = world;
+  const from = request === 'undo' ? history.undo : history.redo;
+  const edit = from.pop();
+  if (!edit || !replay(world, edit, request === 'redo')) return;
+  (request === 'undo' ? history.redo : history.undo).push(edit);
 }
 
 /**
  * Applies the local player's clicks: left places the selected block on an empty tile (one
  * leaves the stack), right removes a block (one comes back). Nothing changes inside the spawn
- * area, where a 'Spawn Protected' toast is raised instead. Each edit is queued for the server.
+ * area, where a 'Spawn Protected' toast is raised instead. Each edit is queued for the server
+ * and remembered for undo; undo and redo requests then replay the player's own edits.
  */
 export function applyBuilds(world: GameWorld): void {
-  const clicks = world.input.clicks;
-  if (clicks.length === 0) return;
+  const { clicks, edits } = world.input;
+  if (clicks.length === 0 && edits.length === 0) return;
   const pending = clicks.splice(0, clicks.length);
+  const requests = edits.splice(0, edits.length);
   if (!world.local || world.vitals.defeated[world.local]) return;
   for (const click of pending) build(world, click);
+  for (const request of requests) step(world, request);
+}
+
+/**
+ * Puts the player's blocks that others removed back into the tiles that are still empty, as
+ * ordinary placements (the server applies every building rule and the rate limit). They do
+ * not come out of the inventory: they were the player's already.
+ */
+export function restoreBlocks(world: GameWorld): void {
+  if (!world.local || world.vitals.defeated[world.local]) return;
+  for (const { x, y, blockType } of world.restorable.splice(0)) {
+    if (isInWorld(x, y) && !isSpawnTile(x, y) && blockAt(world.tiles, x, y) === null) place(world, x, y, blockType, false);
+  }
 }

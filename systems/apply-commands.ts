@@ -3,6 +3,7 @@ import { writeLook } from '../components/appearance.js';
 import { NAME_MAX_LENGTH } from '../components/constants.js';
 import { clickInventorySlot, selectHotbar } from '../components/inventory.js';
 import type { GameWorld } from '../components/world.js';
+import { restoreBlocks } from './apply-builds.js';
 
 function apply(world: GameWorld, cmd: GameCommand): void {
   switch (cmd.kind) {
@@ -20,10 +21,13 @@ function apply(world: GameWorld, cmd: GameCommand): void {
       if (world.local && name) world.names[world.local] = name;
       return;
     }
+    case 'restoreBlocks':
+      restoreBlocks(world);
+      return;
   }
 }
 
-/** Drains the commands the HUD pushed: hotbar selection, the inventory click rule, appearance and name. */
+/** Drains the commands the HUD pushed: hotbar selection, the inventory click rule, appearance, name and restoring blocks. */
 export function applyCommands(world: GameWorld): void {
   const commands = world.commands;
   if (commands.length === 0) return;

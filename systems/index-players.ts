@@ -1,3 +1,4 @@
+import { safeAt } from '../components/combat.js';
 import { GRID_CELL, KEY_BITS, KEY_MASK, KEY_OFFSET, NO_CELL, linkToCell, unlinkFromGrid } from '../components/grid.js';
 import type { GameWorld } from '../components/world.js';
 
@@ -11,15 +12,15 @@ const NONE = NO_CELL;
 /**
  * Brings the spatial grid up to date for the players marked with markForIndex (spawned,
  * defeated, back, or placed by interpolation; movement keeps its own players current):
- * players not defeated sit in the bucket of their cell, the rest are out of the grid. Appends
- * those put into a new cell to `grid.moved`.
+ * players not defeated sit in the bucket of their cell, the rest are out of the grid. Sets the
+ * zone (components/combat.ts safeAt) of each player it keeps in the grid.
  */
 export function indexPlayers(world: GameWorld): void {
   const { grid, ids } = world;
-  const { x, y } = world.transform;
-  const { moved, dirty } = grid;
+  const pos = world.transform.pos;
+  const { dirty } = grid;
   const defeated = world.vitals.defeated;
-  let count = grid.movedCount;
+  const safe = world.combat.safe;
   for (let i = 0; i < dirty.length; i++) {
     const e = dirty[i]!;
     const old = grid.cell[e]!;
@@ -27,12 +28,13 @@ export function indexPlayers(world: GameWorld): void {
       if (old !== NONE) unlinkFromGrid(grid, e);
       continue;
     }
-    const key = (((Math.floor(y[e]! * INV_CELL) + OFFSET) & MASK) << BITS) | ((Math.floor(x[e]! * INV_CELL) + OFFSET) & MASK);
+    const x = pos[2 * e]!;
+    const y = pos[2 * e + 1]!;
+    const key = (((Math.floor(y * INV_CELL) + OFFSET) & MASK) << BITS) | ((Math.floor(x * INV_CELL) + OFFSET) & MASK);
+    safe[e] = safeAt(x, y);
     if (key === old) continue;
     if (old !== NONE) unlinkFromGrid(grid, e);
     linkToCell(grid, e, key);
-    moved[count++] = e;
   }
   dirty.length = 0;
-  grid.movedCount = count;
 }

@@ -1,6 +1,7 @@
 import { asBuffer, query } from 'bitecs';
 import { WORLD_MAX_X, WORLD_MAX_Y, WORLD_MIN_X, WORLD_MIN_Y } from '../components/constants.js';
-import { GRID_CELL, KEY_BITS, KEY_OFFSET, NO_CELL, linkToCell, unlinkFromGrid, type SpatialGrid } from '../components/grid.js';
+import { SAFE_END, SAFE_MIN, safeAt } from '../components/combat.js';
+import { GRID_CELL, KEY_BITS, KEY_OFFSET, NO_CELL, moveToCell, type SpatialGrid } from '../components/grid.js';
 import type { GameWorld } from '../components/world.js';
 
 const MIN_X = WORLD_MIN_X;
@@ -14,49 +15,82 @@ const INV_CELL = 1 / GRID_CELL;
 const BITS = KEY_BITS;
 const OFFSET_PX = KEY_OFFSET * GRID_CELL;
 const NONE = NO_CELL;
+// The square of grid cells that overlap the safe zone: inside it a player's zone can change
+// without a change of cell.
+const NEAR_SPAWN_MIN = Math.floor(SAFE_MIN / GRID_CELL) * GRID_CELL;
+const NEAR_SPAWN_END = (Math.floor((SAFE_END - 1) / GRID_CELL) + 1) * GRID_CELL;
 
-/** Moves `e` from its cell into the cell of `key`. */
-function relink(grid: SpatialGrid, e: number, key: number): void {
-  unlinkFromGrid(grid, e);
-  linkToCell(grid, e, key);
-}
+/** Scratch of moveAll: the players whose cell changed, with their old and new cell. */
+let movers = new Uint32Array(0);
+let fromCell = new Int32Array(0);
+let toCell = new Int32Array(0);
 
-function moveAll(
-  eids: Uint32Array, x: Float32Array, y: Float32Array, prevX: Float32Array, prevY: Float32Array,
-  vx: Float32Array, vy: Float32Array, grid: SpatialGrid,
-): number {
-  const { cell, moved } = grid;
+/**
+ * Writes each player's next position into `next` from its position in `pos` (which becomes the
+ * previous one); lists in `movers` those in the grid whose cell changed, and returns their count.
+ * Sets the zone (components/combat.ts safeAt) of the players in the grid whose zone can have
+ * changed: those that changed cell and those in the cells that overlap the safe zone. Players
+ * out of the grid (defeated) keep their zone until indexing puts them back.
+ */
+function moveAll(eids: Uint32Array, pos: Float32Array, next: Float32Array, vel: Float32Array, cell: Int32Array, safe: Uint8Array): number {
   let count = 0;
   for (let i = 0; i < eids.length; i++) {
     const e = eids[i]!;
-    const ox = x[e]!;
-    const oy = y[e]!;
-    prevX[e] = ox;
-    prevY[e] = oy;
+    const ix = 2 * e;
+    const iy = ix + 1;
+    const ox = pos[ix]!;
+    const oy = pos[iy]!;
     // No early exit for standing players: a mixed crowd would make that branch unpredictable.
-    const nx = ox + vx[e]!;
-    const ny = oy + vy[e]!;
+    const nx = ox + vel[ix]!;
+    const ny = oy + vel[iy]!;
     // Rounded as the Float32Array stores them, so the cell matches what indexing computes.
     const px = Math.fround(nx < MIN_X ? MIN_X : nx > MAX_X ? MAX_X : nx);
     const py = Math.fround(ny < MIN_Y ? MIN_Y : ny > MAX_Y ? MAX_Y : ny);
-    x[e] = px;
-    y[e] = py;
+    next[ix] = px;
+    next[iy] = py;
     const key = ((((py + OFFSET_PX) * INV_CELL) | 0) << BITS) | (((px + OFFSET_PX) * INV_CELL) | 0);
     const old = cell[e]!;
     // Players out of the grid (defeated, or not indexed yet) are left to indexing.
-    if (key === old || old === NONE) continue;
-    relink(grid, e, key);
-    moved[count++] = e;
+    if (old === NONE) continue;
+    if (px >= NEAR_SPAWN_MIN && px < NEAR_SPAWN_END && py >= NEAR_SPAWN_MIN && py < NEAR_SPAWN_END) safe[e] = safeAt(px, py);
+    if (old === key) continue;
+    safe[e] = safeAt(px, py);
+    movers[count] = e;
+    fromCell[count] = old;
+    toCell[count++] = key;
   }
   return count;
 }
 
 /**
+ * Moves the listed players from their old cells into their new ones. Done after the streaming
+ * pass rather than inside it, from the cells that pass noted: each move touches two buckets
+ * anywhere in the table, and a short loop that reads nothing else lets the processor overlap
+ * those cache misses.
+ */
+function relinkMoved(grid: SpatialGrid, count: number): void {
+  for (let i = 0; i < count; i++) moveToCell(grid, movers[i]!, fromCell[i]!, toCell[i]!);
+}
+
+/**
  * Keeps each player's previous position for interpolation, then moves it by its velocity within
- * the world's bounds. A player in the spatial grid that crossed into another cell is moved there
- * and listed in `grid.moved`.
+ * the world's bounds. The position and previous-position stores swap roles: the new positions
+ * are written over the old previous ones, so a step writes one store instead of copying one and
+ * writing the other. A player in the spatial grid that crossed into another cell is moved there.
+ * Each player's zone is kept up to date here (and by indexing for players placed otherwise):
+ * safe inside the spawn area, PvP elsewhere.
  */
 export function movePlayers(world: GameWorld): void {
   const { transform: t, grid } = world;
-  grid.movedCount = moveAll(query(world, [world.Player], asBuffer) as Uint32Array, t.x, t.y, t.prevX, t.prevY, t.vx, t.vy, grid);
+  const eids = query(world, [world.Player], asBuffer) as Uint32Array;
+  if (movers.length < eids.length) {
+    movers = new Uint32Array(eids.length);
+    fromCell = new Int32Array(eids.length);
+    toCell = new Int32Array(eids.length);
+  }
+  const pos = t.pos;
+  const count = moveAll(eids, pos, t.prev, t.vel, grid.cell, world.combat.safe);
+  t.pos = t.prev;
+  t.prev = pos;
+  relinkMoved(grid, count);
 }

@@ -1,7 +1,9 @@
 /**
  * The order of the simulation, in one place. Each step: apply what arrived (net, HUD commands,
- * input), then simulate, then publish to the HUD. Drawing is not a step: it runs once per
- * animation frame (systems/render-world.ts), interpolating between the last two steps.
+ * input), then simulate, then publish to the HUD and hand the step to the network session.
+ * Drawing is not a step: it runs once per animation frame (systems/render-world.ts),
+ * interpolating between the last two steps. Zones (safe or PvP) are kept where positions
+ * change: by movement and by indexing.
  */
 import { STEP_MS } from '../components/constants.js';
 import type { GameWorld } from '../components/world.js';
@@ -10,13 +12,13 @@ import { applyBuilds } from './apply-builds.js';
 import { applyCommands } from './apply-commands.js';
 import { applyNetEvents } from './apply-net-events.js';
 import { indexPlayers } from './index-players.js';
-import { interpolateRemotes } from './interpolate-remotes.js';
 import { movePlayers } from './move-players.js';
 import { readInput } from './read-input.js';
 import { resolveCombat } from './resolve-combat.js';
+import { simulateRemotes } from './simulate-remotes.js';
+import { stepNet } from './step-net.js';
 import { syncHud } from './sync-hud.js';
 import { updateHealth } from './update-health.js';
-import { updateZones } from './update-zones.js';
 
 /** A system: one function of the world, run once per step. */
 export type System = (world: GameWorld) => void;
@@ -28,13 +30,13 @@ export const PIPELINE: readonly System[] = Object.freeze([
   readInput,
   applyBuilds,
   movePlayers,
-  interpolateRemotes,
+  simulateRemotes,
   animatePlayers,
   indexPlayers,
-  updateZones,
   resolveCombat,
   updateHealth,
   syncHud,
+  stepNet,
 ]);
 
 /** Runs one fixed step of STEP_MS: advances world time, then every system in order. */

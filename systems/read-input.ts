@@ -2,6 +2,8 @@ import { PLAYER_SPEED } from '../components/constants.js';
 import { KEY } from '../components/input.js';
 import { selectHotbar } from '../components/inventory.js';
 import { startSwing } from '../components/players.js';
+import { setVelocity } from '../components/transform.js';
+import { pushSound } from '../components/sounds.js';
 import type { GameWorld } from '../components/world.js';
 
 const DIAGONAL = PLAYER_SPEED * Math.SQRT1_2;
@@ -15,9 +17,8 @@ export function readInput(world: GameWorld): void {
   const swing = input.swing;
   input.swing = false;
   if (!eid) return;
-  const { vx, vy } = world.transform;
   if (world.vitals.defeated[eid]) {
-    vx[eid] = vy[eid] = 0;
+    setVelocity(world.transform, eid, 0, 0);
     world.motion.moving[eid] = 0;
     return;
   }
@@ -25,9 +26,8 @@ export function readInput(world: GameWorld): void {
   const dx = (held & KEY.right ? 1 : 0) - (held & KEY.left ? 1 : 0);
   const dy = (held & KEY.down ? 1 : 0) - (held & KEY.up ? 1 : 0);
   const speed = dx !== 0 && dy !== 0 ? DIAGONAL : PLAYER_SPEED;
-  vx[eid] = dx * speed;
-  vy[eid] = dy * speed;
+  setVelocity(world.transform, eid, dx * speed, dy * speed);
   world.motion.moving[eid] = dx !== 0 || dy !== 0 ? 1 : 0;
   if (dx !== 0) world.motion.facing[eid] = dx;
-  if (swing) startSwing(world, eid);
+  if (swing && startSwing(world, eid)) pushSound(world, 'swing');
 }

@@ -7,10 +7,12 @@ import { asBuffer, query } from 'bitecs';
 import { RESPAWN_MS, SPAWN_RADIUS, SWING_MS, TILE_SIZE, WORLD_MAX_TILE, WORLD_MIN_TILE } from '../components/constants.js';
 import { isSpawnTile } from '../components/terrain.js';
 import { CHUNK_TILES } from '../components/tiles.js';
+import { interpolatedPosition } from '../components/transform.js';
 import type { GameWorld } from '../components/world.js';
 import { paintBlockSheet } from './draw/block-sprites.js';
 import { drawFigure, type Figure } from './draw/character.js';
 import { CHUNK_PX, createChunkCache, renderedChunk, type ChunkCache } from './draw/chunk-cache.js';
+import { createLabelCache, labelSurface, refreshLabels, type LabelCache } from './draw/label-cache.js';
 import type { Ctx2D, SurfaceFactory } from './draw/surface.js';
 import { paintTerrainSheet } from './draw/terrain-sprites.js';
 
@@ -20,12 +22,19 @@ export interface RenderView {
   width: number;
   height: number;
   cache: ChunkCache;
+  labels: LabelCache;
 }
 
 /** A view drawing onto `ctx`; sprite sheets and chunk surfaces come from `makeSurface`. */
 export function createRenderView(ctx: Ctx2D, width: number, height: number, makeSurface: SurfaceFactory): RenderView {
   ctx.imageSmoothingEnabled = false;
-  return { ctx, width, height, cache: createChunkCache(makeSurface, paintTerrainSheet(makeSurface), paintBlockSheet(makeSurface)) };
+  return {
+    ctx,
+    width,
+    height,
+    cache: createChunkCache(makeSurface, paintTerrainSheet(makeSurface), paintBlockSheet(makeSurface)),
+    labels: createLabelCache(makeSurface),
+  };
 }
 
 const VOID = '#0b0e1a';
@@ -33,6 +42,8 @@ const FONT = '8px "Press Start 2P", monospace';
 const WORLD_MIN_PX = WORLD_MIN_TILE * TILE_SIZE;
 const WORLD_END_PX = (WORLD_MAX_TILE + 1) * TILE_SIZE;
 const REMOTE_SCALE = 0.75;
+/** Scratch for interpolated positions, so drawing allocates nothing per player. */
+const at = { x: 0, y: 0 };
 const figure: Figure = { skin: 0, hair: 0, hairStyle: 0, shirt: 0, shirtStyle: 0, pants: 0, shoes: 0, facing: 1, step: 0, swing: -1, defeated: false };
 
 function drawGround(world: GameWorld, view: RenderView, camX: number, camY: number): void {
@@ -67,20 +78,27 @@ function drawGround(world: GameWorld, view: RenderView, camX: number, camY: numb
   ctx.fillRect(WORLD_END_PX - camX, 0, width, height);
 }
 
+/** Steps of the spawn pulse: its colours are made once, not as new strings every frame. */
+const PULSE_LEVELS = 64;
+const pulseColours = (make: (pulse: number) => string) => Array.from({ length: PULSE_LEVELS + 1 }, (_, i) => make(i / PULSE_LEVELS));
+const GLOW_FILL = pulseColours((p) => `rgba(255,248,200,${0.08 + 0.17 * p})`);
+const GLOW_EDGE = pulseColours((p) => `rgba(255,236,140,${0.5 + 0.5 * p})`);
+const GLOW_CROSS = pulseColours((p) => `rgba(255,255,255,${0.4 + 0.5 * p})`);
+
 function drawSpawnGlow(world: GameWorld, ctx: Ctx2D, camX: number, camY: number): void {
-  const pulse = 0.5 + 0.5 * Math.sin(world.frame * 0.08);
+  const level = Math.round((0.5 + 0.5 * Math.sin(world.frame * 0.08)) * PULSE_LEVELS);
   const x = -SPAWN_RADIUS * TILE_SIZE - camX;
   const y = -SPAWN_RADIUS * TILE_SIZE - camY;
   const size = (SPAWN_RADIUS * 2 + 1) * TILE_SIZE;
-  ctx.fillStyle = `rgba(255,248,200,${0.08 + 0.17 * pulse})`;
+  ctx.fillStyle = GLOW_FILL[level]!;
   ctx.fillRect(x, y, size, size);
-  ctx.fillStyle = `rgba(255,236,140,${0.5 + 0.5 * pulse})`;
+  ctx.fillStyle = GLOW_EDGE[level]!;
   ctx.fillRect(x - 2, y - 2, size + 4, 2);
   ctx.fillRect(x - 2, y + size, size + 4, 2);
   ctx.fillRect(x - 2, y, 2, size);
   ctx.fillRect(x + size, y, 2, size);
   const c = TILE_SIZE / 2;
-  ctx.fillStyle = `rgba(255,255,255,${0.4 + 0.5 * pulse})`;
+  ctx.fillStyle = GLOW_CROSS[level]!;
   ctx.fillRect(c - 2 - camX, 6 - camY, 4, 20);
   ctx.fillRect(6 - camX, c - 2 - camY, 20, 4);
 }
@@ -111,13 +129,9 @@ function loadFigure(world: GameWorld, e: number): Figure {
   return figure;
 }
 
-function label(ctx: Ctx2D, text: string, x: number, y: number): void {
-  ctx.font = FONT;
-  const w = Math.ceil(ctx.measureText(text).width) + 6;
-  ctx.fillStyle = 'rgba(0,0,0,0.6)';
-  ctx.fillRect(Math.round(x - w / 2), y - 10, w, 12);
-  ctx.fillStyle = '#ffffff';
-  ctx.fillText(text, Math.round(x - w / 2) + 3, y);
+function label(view: RenderView, text: string, x: number, y: number): void {
+  const surface = labelSurface(view.labels, text);
+  view.ctx.drawImage(surface as CanvasImageSource, Math.round(x - surface.width / 2), y - 10);
 }
 
 function healthBar(ctx: Ctx2D, ratio: number, x: number, y: number): void {
@@ -130,25 +144,26 @@ function healthBar(ctx: Ctx2D, ratio: number, x: number, y: number): void {
 
 function drawPlayers(world: GameWorld, view: RenderView, camX: number, camY: number, alpha: number): void {
   const { ctx, width, height } = view;
-  const { x, y, prevX, prevY } = world.transform;
   const { health, maxHealth } = world.vitals;
   const remotes = query(world, [world.Remote], asBuffer) as Uint32Array;
-  ctx.textBaseline = 'alphabetic';
+  refreshLabels(view.labels);
   for (let i = 0; i < remotes.length; i++) {
     const e = remotes[i]!;
-    const sx = prevX[e]! + (x[e]! - prevX[e]!) * alpha - camX;
-    const sy = prevY[e]! + (y[e]! - prevY[e]!) * alpha - camY;
+    interpolatedPosition(world.transform, e, alpha, at);
+    const sx = at.x - camX;
+    const sy = at.y - camY;
     if (sx < -40 || sy < -40 || sx > width + 40 || sy > height + 40) continue;
     drawFigure(ctx, loadFigure(world, e), sx, sy, REMOTE_SCALE);
-    label(ctx, world.names[e] || 'Player', sx, sy - 20);
+    label(view, world.names[e] || 'Player', sx, sy - 20);
     healthBar(ctx, health[e]! / maxHealth[e]!, sx, sy - 32);
   }
   const me = world.local;
   if (!me) return;
-  const sx = prevX[me]! + (x[me]! - prevX[me]!) * alpha - camX;
-  const sy = prevY[me]! + (y[me]! - prevY[me]!) * alpha - camY;
+  interpolatedPosition(world.transform, me, alpha, at);
+  const sx = at.x - camX;
+  const sy = at.y - camY;
   drawFigure(ctx, loadFigure(world, me), sx, sy, 1);
-  label(ctx, world.names[me] ?? '', sx, sy - 24);
+  label(view, world.names[me] ?? '', sx, sy - 24);
 }
 
 function drawDefeated(world: GameWorld, view: RenderView): void {
@@ -170,12 +185,17 @@ function drawDefeated(world: GameWorld, view: RenderView): void {
   ctx.textAlign = 'start';
 }
 
+/** The local player's drawn position into `out`, or the origin without one. */
+function cameraTarget(world: GameWorld, alpha: number, out: { x: number; y: number }): void {
+  if (world.local) interpolatedPosition(world.transform, world.local, alpha, out);
+  else out.x = out.y = 0;
+}
+
 /** Draws one frame; `alpha` (0..1) is how far real time is past the last step. */
 export function renderWorld(world: GameWorld, view: RenderView, alpha: number): void {
-  const me = world.local;
-  const { x, y, prevX, prevY } = world.transform;
-  const px = me ? prevX[me]! + (x[me]! - prevX[me]!) * alpha : 0;
-  const py = me ? prevY[me]! + (y[me]! - prevY[me]!) * alpha : 0;
+  cameraTarget(world, alpha, at);
+  const px = at.x;
+  const py = at.y;
   const camX = Math.round(px - view.width / 2);
   const camY = Math.round(py - view.height / 2);
   view.ctx.fillStyle = VOID;
@@ -189,10 +209,9 @@ export function renderWorld(world: GameWorld, view: RenderView, alpha: number): 
 
 /** The tile under canvas pixel (canvasX, canvasY) when the view is centred on the local player as last drawn. */
 export function tileAtCanvas(world: GameWorld, view: RenderView, canvasX: number, canvasY: number, alpha: number): { tileX: number; tileY: number } {
-  const me = world.local;
-  const { x, y, prevX, prevY } = world.transform;
-  const px = me ? prevX[me]! + (x[me]! - prevX[me]!) * alpha : 0;
-  const py = me ? prevY[me]! + (y[me]! - prevY[me]!) * alpha : 0;
+  cameraTarget(world, alpha, at);
+  const px = at.x;
+  const py = at.y;
   return {
     tileX: Math.floor((Math.round(px - view.width / 2) + canvasX) / TILE_SIZE),
     tileY: Math.floor((Math.round(py - view.height / 2) + canvasY) / TILE_SIZE),

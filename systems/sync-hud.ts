@@ -3,6 +3,7 @@ import { asBuffer, query } from 'bitecs';
 import { TILE_SIZE } from '../components/constants.js';
 import { countPlayersNear } from '../components/proximity.js';
 import { BIOME_LABELS, biomeAt } from '../components/terrain.js';
+import { xOf, yOf } from '../components/transform.js';
 import type { GameWorld } from '../components/world.js';
 
 function publish<K extends keyof HudFields>(world: GameWorld, key: K, value: HudFields[K]): void {
@@ -17,8 +18,8 @@ export function syncHud(world: GameWorld): void {
   const eid = world.local;
   if (!eid) return;
   const { transform: t, vitals: v, combat: c } = world;
-  const tileX = Math.floor(t.x[eid]! / TILE_SIZE);
-  const tileY = Math.floor(t.y[eid]! / TILE_SIZE);
+  const tileX = Math.floor(xOf(t, eid) / TILE_SIZE);
+  const tileY = Math.floor(yOf(t, eid) / TILE_SIZE);
   if (world.published.tileX !== tileX || world.published.tileY !== tileY || world.published.biome === undefined) {
     publish(world, 'biome', BIOME_LABELS[biomeAt(tileX, tileY, world.seed)]);
   }
@@ -34,4 +35,7 @@ export function syncHud(world: GameWorld): void {
   publish(world, 'inventoryVersion', world.inventory.version);
   publish(world, 'playersInRange', v.defeated[eid] ? 0 : countPlayersNear(world, eid));
   publish(world, 'remotePlayers', query(world, [world.Remote], asBuffer).length);
+  publish(world, 'restorable', world.restorable.length);
+  publish(world, 'undoable', world.history.undo.length);
+  publish(world, 'redoable', world.history.redo.length);
 }

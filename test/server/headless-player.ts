@@ -1,10 +1,13 @@
 /**
  * A headless player: a real network session (net/) in Node whose engine side is a tile set,
- * a pose the caller moves, and a record of what arrived. Used by the net suites and the
- * multiplayer benchmark.
+ * a pose the caller moves, a step driver that calls the session every 16 ms as the engine's
+ * fixed step does, and a record of what arrived. Used by the net suites and the multiplayer
+ * benchmark.
  */
 import { DEFAULT_APPEARANCE } from '../../components/appearance-types.js';
+import { STEP_MS } from '../../components/constants.js';
 import type { NetEvent, NetQueues } from '../../components/network.js';
+import { isWaterTile, WORLD_SEED } from '../../components/terrain.js';
 import { startSession, type Session } from '../../net/session.js';
 import type { SupportWorld } from '../../net/support.js';
 import type { TestPlayer, TestServer } from './harness.js';
@@ -41,6 +44,8 @@ export interface HeadlessOptions {
   isWater?: SupportWorld['isWater'];
   /** Sees every engine event as it arrives. */
   onEvent?(event: NetEvent): void;
+  /** Told when the live connection comes up or drops (after a drop it resyncs by itself). */
+  onConnected?(connected: boolean): void;
 }
 
 /** Starts the network session of `player`, who must already be signed in. */
@@ -67,7 +72,7 @@ export async function startHeadlessPlayer(server: TestServer, player: TestPlayer
     }
     return 0;
   };
-  const isWater = options.isWater ?? (() => false);
+  const isWater = options.isWater ?? ((x: number, y: number) => isWaterTile(x, y, WORLD_SEED));
   self.session = await startSession({
     db: player.client,
     url: server.url,
@@ -80,12 +85,20 @@ export async function startHeadlessPlayer(server: TestServer, player: TestPlayer
       appearance: { ...DEFAULT_APPEARANCE }, isSwinging: false,
     }),
     world: { hasBlock: (x, y) => self.tiles.has(`${x},${y}`), isWater },
+    inCombat: () => false,
     listener: () => ({ id: player.address, x: self.pose.x, y: self.pose.y, audioEnabled: true, voiceOnline: true }),
     playVoice: () => {},
     notice: (title, description) => self.notices.push(`${title}: ${description}`),
     onChat: () => {},
     onOnlineCount: (count) => self.counts.push(count),
-    onConnected: () => {},
+    onConnected: (connected) => options.onConnected?.(connected),
   });
+  // The engine's fixed step, without an engine: the session sends poses and flushes from it.
+  const driver = setInterval(() => queues.onStep?.(), STEP_MS);
+  const close = self.session.close.bind(self.session);
+  self.session.close = async () => {
+    clearInterval(driver);
+    await close();
+  };
   return self;
 }

@@ -5,6 +5,7 @@ import { spawnSimulatedPlayer } from '../../../components/players.js';
 import { countPlayersNear, nearestTarget } from '../../../components/proximity.js';
 import { createGameWorld } from '../../../components/world.js';
 import { step } from '../../../systems/pipeline.js';
+import { setVelocity, xOf, yOf } from '../../../components/transform.js';
 
 const members = (grid: ReturnType<typeof createGrid>, key: number) => {
   const out: number[] = [];
@@ -12,27 +13,30 @@ const members = (grid: ReturnType<typeof createGrid>, key: number) => {
   return out.sort((a, b) => a - b);
 };
 
-test('a cell holds three players inline and more on its overflow list; each can leave', () => {
+test('a cell holds seven players inline and more on its overflow list; each can leave', () => {
   const grid = createGrid(16);
   const key = cellKey(3, -4);
-  for (let e = 1; e <= 5; e++) linkToCell(grid, e, key);
-  assert.equal(members(grid, key), [1, 2, 3, 4, 5]);
+  for (let e = 1; e <= 10; e++) linkToCell(grid, e, key);
+  assert.equal(members(grid, key), [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
   unlinkFromGrid(grid, 2);
-  unlinkFromGrid(grid, 5);
-  assert.equal(members(grid, key), [1, 3, 4]);
+  unlinkFromGrid(grid, 9);
+  assert.equal(members(grid, key), [1, 3, 4, 5, 6, 7, 8, 10]);
   assert.is(grid.cell[2], NO_CELL);
-  linkToCell(grid, 6, key);
-  unlinkFromGrid(grid, 4);
-  linkToCell(grid, 4, cellKey(4, -4));
-  assert.equal(members(grid, key), [1, 3, 6]);
-  assert.equal(members(grid, cellKey(4, -4)), [4]);
+  assert.is(grid.cell[9], NO_CELL);
+  linkToCell(grid, 11, key);
+  unlinkFromGrid(grid, 8);
+  unlinkFromGrid(grid, 10);
+  linkToCell(grid, 10, cellKey(4, -4));
+  assert.equal(members(grid, key), [1, 3, 4, 5, 6, 7, 11]);
+  assert.equal(members(grid, cellKey(4, -4)), [10]);
 });
 
 test('cells that share a bucket keep their players apart', () => {
   const grid = createGrid(16);
   const a = cellKey(0, 0);
   let b = 0;
-  for (let cx = 1; b === 0; cx++) if (bucketOf(cellKey(cx, 7), grid.mask) === bucketOf(a, grid.mask)) b = cellKey(cx, 7);
+  // A cell in the same position within its 4x4 block as (0, 0), in another block that hashes alike.
+  for (let cx = 4; b === 0; cx += 4) if (bucketOf(cellKey(cx, 8), grid.blockShift) === bucketOf(a, grid.blockShift)) b = cellKey(cx, 8);
   linkToCell(grid, 1, a);
   linkToCell(grid, 2, b);
   linkToCell(grid, 3, a);
@@ -60,7 +64,7 @@ test('a player walking over a cell edge is found in its new cell', () => {
   const edge = 30 * GRID_CELL;
   const a = spawnSimulatedPlayer(w, { id: 'a', name: 'A', x: edge - 2, y: 100 });
   const b = spawnSimulatedPlayer(w, { id: 'b', name: 'B', x: edge + 60, y: 100 });
-  w.transform.vx[a] = 3;
+  setVelocity(w.transform, a, 3, 0);
   step(w);
   assert.is(w.grid.cell[a], cellKey(30, 0));
   assert.is(nearestTarget(w, b), a);
@@ -70,15 +74,13 @@ test('a player walking over a cell edge is found in its new cell', () => {
 test('walking across cell edges on the negative side, and to the world edge, keeps the cell of floor(x / 128)', () => {
   const w = createGameWorld();
   const a = spawnSimulatedPlayer(w, { id: 'a', name: 'A', x: -2 * GRID_CELL + 1, y: -GRID_CELL + 1 });
-  w.transform.vx[a] = -3;
-  w.transform.vy[a] = -3;
+  setVelocity(w.transform, a, -3, -3);
   step(w);
   assert.is(w.grid.cell[a], cellKey(-3, -2), 'x -258 is in cell -3, y -130 in cell -2');
   const far = spawnSimulatedPlayer(w, { id: 'far', name: 'Far', x: -159_980, y: 159_980 });
-  w.transform.vx[far] = -3;
-  w.transform.vy[far] = 3;
+  setVelocity(w.transform, far, -3, 3);
   for (let i = 0; i < 20; i++) step(w);
-  assert.is(w.grid.cell[far], cellKey(Math.floor(w.transform.x[far]! / GRID_CELL), Math.floor(w.transform.y[far]! / GRID_CELL)));
+  assert.is(w.grid.cell[far], cellKey(Math.floor(xOf(w.transform, far) / GRID_CELL), Math.floor(yOf(w.transform, far) / GRID_CELL)));
   assert.is(w.grid.cell[far], cellKey(-1250, 1249));
 });
 

@@ -5,7 +5,7 @@ import { spawnLocalPlayer } from '../../../components/players.js';
 import { createGameWorld } from '../../../components/world.js';
 import { step } from '../../../systems/pipeline.js';
 
-test('the starting inventory holds the 16 stacks of SPEC.md, the first 8 on the hotbar', () => {
+test('the starting inventory holds the 16 stacks of docs/game-rules.md §3, the first 8 on the hotbar', () => {
   const view = inventoryView(createInventory());
   assert.is(view.items.length, 32);
   assert.equal(

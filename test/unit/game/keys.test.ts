@@ -42,4 +42,14 @@ test('Space starts one swing', () => {
   assert.is(w.combat.swinging[me], 0);
 });
 
+
+test('Ctrl+Z undoes and Ctrl+Shift+Z redoes; Z alone does nothing', () => {
+  const w = createGameWorld();
+  assert.is(applyKey(w.input, 'KeyZ', true), false);
+  assert.is(applyKey(w.input, 'KeyZ', true, { ctrl: true, shift: false }), true);
+  assert.is(applyKey(w.input, 'KeyZ', false, { ctrl: true, shift: false }), true);
+  assert.is(applyKey(w.input, 'KeyZ', true, { ctrl: true, shift: true }), true);
+  assert.equal(w.input.edits, ['undo', 'redo']);
+});
+
 test.run();

@@ -3,7 +3,8 @@ import * as assert from 'uvu/assert';
 import { DEFAULT_APPEARANCE } from '../../../components/appearance-types.js';
 import { regionOf, topicsAround } from '../../../net/regions.js';
 import { localPlayerToRow, playerRowToEvent, readAppearance } from '../../../net/rows.js';
-import { clipVolume, voiceVolume } from '../../../net/voice.js';
+import { proximityVolume } from '../../../components/sounds.js';
+import { clipVolume } from '../../../net/voice.js';
 import { describeRefusal } from '../../../net/refusals.js';
 
 test('regions are 1024 px squares and the 3x3 around a player starts with its own', () => {
@@ -17,10 +18,10 @@ test('regions are 1024 px squares and the 3x3 around a player starts with its ow
 });
 
 test('voice volume is max(0.1, 1 - distance/500)', () => {
-  assert.is(voiceVolume(0), 1);
-  assert.is(voiceVolume(250), 0.5);
-  assert.is(voiceVolume(480), 0.1);
-  assert.is(voiceVolume(500), 0.1);
+  assert.is(proximityVolume(0), 1);
+  assert.is(proximityVolume(250), 0.5);
+  assert.is(proximityVolume(480), 0.1);
+  assert.is(proximityVolume(500), 0.1);
 });
 
 test('a clip plays only from another player in range with audio on and voice online', () => {

@@ -21,7 +21,7 @@ test('left click places the selected block on an empty tile and uses one', () =>
   step(w);
   assert.is(blockAt(w.tiles, 5, -7), 'stone');
   assert.is(qty(w, 0), 63);
-  assert.equal(w.queues.outbox, [{ kind: 'placeBlock', x: 5, y: -7, blockType: 'stone' }]);
+  assert.equal(w.queues.outbox, [{ kind: 'placeBlock', x: 5, y: -7, blockType: 'stone', inventory: true }]);
 });
 
 test('placing on an occupied tile does nothing', () => {
@@ -94,7 +94,7 @@ test('a refused placement returns the block; a refused removal takes it back', (
   const { w } = setup();
   w.input.clicks.push({ action: 'place', tileX: 8, tileY: 8 });
   step(w);
-  w.queues.inbox.push({ kind: 'blockRefused', action: 'place', x: 8, y: 8, blockType: 'stone', reason: 'rls' });
+  w.queues.inbox.push({ kind: 'blockRefused', action: 'place', x: 8, y: 8, blockType: 'stone', reason: 'rls', inventory: true });
   w.queues.inbox.push({ kind: 'blockCleared', x: 8, y: 8 });
   step(w);
   assert.is(qty(w, 0), 64);
@@ -104,7 +104,7 @@ test('a refused placement returns the block; a refused removal takes it back', (
   w.input.clicks.push({ action: 'remove', tileX: 8, tileY: 9 });
   step(w);
   assert.is(qty(w, 2), 17);
-  w.queues.inbox.push({ kind: 'blockRefused', action: 'remove', x: 8, y: 9, blockType: 'brick', reason: 'rls' });
+  w.queues.inbox.push({ kind: 'blockRefused', action: 'remove', x: 8, y: 9, blockType: 'brick', reason: 'rls', inventory: true });
   w.queues.inbox.push({ kind: 'blockSet', x: 8, y: 9, blockType: 'brick', owner: 'other' });
   step(w);
   assert.is(qty(w, 2), 16);

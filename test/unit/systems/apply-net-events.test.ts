@@ -6,6 +6,8 @@ import { entityRef, findPlayer, resolveRef, spawnLocalPlayer, spawnRemotePlayer 
 import { blockAt, blockOwnerAt } from '../../../components/tiles.js';
 import { createGameWorld } from '../../../components/world.js';
 import { step } from '../../../systems/pipeline.js';
+import { MAX_EVENTS_PER_STEP, MAX_REMOTE_PLAYERS } from '../../../components/network.js';
+import { xOf, yOf } from '../../../components/transform.js';
 
 function setup() {
   const toasts: Toast[] = [];
@@ -51,54 +53,86 @@ test('a presence row spawns a remote player; its own row is ignored', () => {
   const bob = findPlayer(w, 'bob');
   assert.ok(bob > 0);
   assert.is(w.names[bob], 'N-bob');
-  assert.is(w.transform.x[bob], 320);
+  assert.is(xOf(w.transform, bob), 320);
   assert.is(w.vitals.health[bob], 80);
   assert.is(w.vitals.level[bob], 2);
   assert.is(w.look.hairStyle[bob], 2);
-  assert.is(w.transform.x[w.local], 0);
+  assert.is(xOf(w.transform, w.local), 0);
 });
 
-test('live poses are drawn 100 ms late and interpolated, never jumping', () => {
+/** A pose event of `id`: at sender step `n` it stood at (x, y) walking in direction (dx, dy). */
+const pose = (id: string, n: number, x: number, y: number, dx: number, dy: number) => ({
+  kind: 'playerPose' as const, id, x, y, dx, dy, step: n, facing: dx || 1, moving: dx !== 0 || dy !== 0, swinging: false, t: 1000 + n * 16,
+});
+
+test('a remote player walks forward from a start event at 3 px a step, and stops where the stop event says', () => {
   const { w } = setup();
-  w.queues.inbox.push({ kind: 'playerPose', id: 'ann', x: 0, y: 0, facing: 1, moving: true, swinging: false, t: 5000 });
+  w.queues.inbox.push(upsert('ann', 100, 200));
   step(w);
   const ann = findPlayer(w, 'ann');
-  const xs: number[] = [];
-  for (let i = 1; i <= 20; i++) {
-    if (i % 6 === 0) w.queues.inbox.push({ kind: 'playerPose', id: 'ann', x: i * 3, y: 0, facing: 1, moving: true, swinging: false, t: 5000 + i * 16 });
-    step(w);
-    xs.push(w.transform.x[ann]!);
-  }
-  for (let i = 1; i < xs.length; i++) {
-    assert.ok(xs[i]! >= xs[i - 1]!, 'monotonic');
-    assert.ok(xs[i]! - xs[i - 1]! <= 3.0001, `step ${i} moved ${xs[i]! - xs[i - 1]!}`);
-  }
-  assert.is(xs[0], 0);
-  // Poses arrive every 96 ms and are stamped on arrival (x = 18 at 112, x = 36 at 208); at world
-  // time 224 the player is drawn as of 124, an eighth of the way from the first to the second.
-  assert.is(w.time, 336);
-  assert.is(xs[12], 20.25);
+  w.queues.inbox.push(pose('ann', 10, 100, 200, 1, 0));
+  for (let i = 0; i < 40; i++) step(w);
+  assert.is(xOf(w.transform, ann), 100 + 3 * 40);
+  assert.is(yOf(w.transform, ann), 200);
+  assert.is(w.motion.moving[ann], 1);
+  w.queues.inbox.push(pose('ann', 50, 220, 200, 0, 0));
+  step(w);
+  assert.is(xOf(w.transform, ann), 220);
+  step(w);
+  assert.is(xOf(w.transform, ann), 220);
+  assert.is(w.motion.moving[ann], 0);
 });
 
-test('a pose that arrives faster than the ones before does not make the player leap ahead', () => {
+test('a correction glides at most 1 px a step and lands exactly, without a jump', () => {
   const { w } = setup();
-  // The sender walks 12 px per 64 ms and sends a pose each time; each takes 80 ms to arrive,
-  // except pose 6, which arrives at once (before pose 5): the smallest delay seen drops by 80 ms.
-  const arrivals = Array.from({ length: 16 }, (_, k) => ({ k, at: 64 * k + (k === 6 ? 0 : 80) }));
-  const xs: number[] = [];
-  for (let i = 0; i < 80; i++) {
-    for (const { k, at } of arrivals) {
-      if (at > w.time && at <= w.time + 16) {
-        w.queues.inbox.push({ kind: 'playerPose', id: 'ann', x: 12 * k, y: 0, facing: 1, moving: true, swinging: false, t: 50_000 + 64 * k });
-      }
-    }
+  w.queues.inbox.push(upsert('ann', 0, 0));
+  step(w);
+  const ann = findPlayer(w, 'ann');
+  // The figure walks right from 0; the next keyframe says the player is 30 px further on.
+  w.queues.inbox.push(pose('ann', 1, 0, 0, 1, 0));
+  for (let i = 0; i < 10; i++) step(w);
+  assert.is(xOf(w.transform, ann), 30);
+  w.queues.inbox.push(pose('ann', 63, 60, 0, 1, 0));
+  const xs = [xOf(w.transform, ann)];
+  for (let i = 0; i < 40; i++) {
     step(w);
-    const ann = findPlayer(w, 'ann');
-    if (ann) xs.push(w.transform.x[ann]!);
+    xs.push(xOf(w.transform, ann));
   }
-  // Walking is 3 px per 16 ms step; with the offset slewed, no step draws more than 3.75 px.
-  for (let i = 1; i < xs.length; i++) assert.ok(xs[i]! - xs[i - 1]! <= 3.75 + 1e-9, `step ${i} moved ${xs[i]! - xs[i - 1]!}`);
-  assert.is(xs[xs.length - 1], 12 * 15);
+  const moves = xs.slice(1).map((x, i) => x - xs[i]!);
+  // 30 px of gap at 1 px a step on top of the 3 px walk: 30 steps of 4 px, then 3 px a step.
+  assert.equal(moves.slice(0, 30), Array(30).fill(4));
+  assert.equal(moves.slice(30), Array(10).fill(3));
+  assert.is(xs[40], 60 + 3 * 40);
+});
+
+test('a pose older than the last one applied changes nothing', () => {
+  const { w } = setup();
+  w.queues.inbox.push(upsert('ann', 0, 0));
+  step(w);
+  const ann = findPlayer(w, 'ann');
+  w.queues.inbox.push(pose('ann', 20, 0, 0, 0, 0), pose('ann', 19, 0, 0, 1, 0));
+  for (let i = 0; i < 5; i++) step(w);
+  assert.is(xOf(w.transform, ann), 0);
+});
+
+test('a pose from an id with no presence never creates a remote player', () => {
+  const { w } = setup();
+  w.queues.inbox.push(pose('stranger', 1, 0, 0, 1, 0));
+  step(w);
+  assert.is(findPlayer(w, 'stranger'), 0);
+  assert.is(w.poses.size, 0);
+});
+
+test('the engine applies at most MAX_EVENTS_PER_STEP events a step and keeps at most MAX_REMOTE_PLAYERS', () => {
+  const { w } = setup();
+  const flood = Array.from({ length: MAX_EVENTS_PER_STEP + 100 }, (_, i) => upsert(`p${i}`, i, 0));
+  w.queues.inbox.push(...flood);
+  step(w);
+  assert.is(w.queues.inbox.length, 100);
+  assert.is(w.poses.size, MAX_REMOTE_PLAYERS);
+  step(w);
+  assert.is(w.queues.inbox.length, 0);
+  assert.is(w.poses.size, MAX_REMOTE_PLAYERS);
 });
 
 test('playerLeft removes the player, and an old reference no longer resolves', () => {
@@ -128,6 +162,23 @@ test('damage to the local player respects the 1000 ms cooldown and raises the Un
   step(w);
   assert.is(w.vitals.health[me], 45);
   assert.is(toasts.length, 2);
+});
+
+test("the server's record sets the local level, and the health unless a hit arrived meanwhile", () => {
+  const { w, me } = setup();
+  w.queues.inbox.push({ kind: 'recorded', health: 75, level: 3 });
+  step(w);
+  assert.is(w.vitals.level[me], 3);
+  assert.is(w.vitals.health[me], 75);
+  w.queues.inbox.push({ kind: 'recorded', health: null, level: 4 });
+  step(w);
+  assert.equal([w.vitals.level[me], w.vitals.health[me]], [4, 75], 'a null health leaves the mirror alone');
+  w.queues.inbox.push({ kind: 'recorded', health: 0, level: 4 });
+  step(w);
+  assert.is(w.vitals.defeated[me], 1, 'health 0 from the server defeats the player like a hit');
+  w.queues.inbox.push({ kind: 'recorded', health: 100, level: 4 });
+  step(w);
+  assert.is(w.vitals.health[me], 0, 'a defeated player waits for its own respawn');
 });
 
 test.run();

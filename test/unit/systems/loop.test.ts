@@ -4,6 +4,7 @@ import { KEY } from '../../../components/input.js';
 import { spawnLocalPlayer } from '../../../components/players.js';
 import { createGameWorld } from '../../../components/world.js';
 import { advance } from '../../../systems/loop.js';
+import { xOf } from '../../../components/transform.js';
 
 test('real time is spent in 16 ms steps and the remainder is the interpolation fraction', () => {
   const w = createGameWorld();
@@ -11,7 +12,7 @@ test('real time is spent in 16 ms steps and the remainder is the interpolation f
   w.input.held = KEY.right;
   assert.is(advance(w, 40), 0.5);
   assert.is(w.time, 32);
-  assert.is(w.transform.x[me], 6);
+  assert.is(xOf(w.transform, me), 6);
   assert.is(advance(w, 8), 0);
   assert.is(w.time, 48);
 });

@@ -3,6 +3,7 @@ import * as assert from 'uvu/assert';
 import { applyDamage, heal, spawnLocalPlayer, spawnRemotePlayer, spawnSimulatedPlayer, startSwing } from '../../../components/players.js';
 import { createGameWorld } from '../../../components/world.js';
 import { step } from '../../../systems/pipeline.js';
+import { xOf, yOf } from '../../../components/transform.js';
 
 const AWAY = 20 * 32;
 
@@ -104,8 +105,8 @@ test('four hits defeat; the player respawns at spawn with full health after 3 s'
   step(w);
   assert.is(w.vitals.defeated[b], 0);
   assert.is(w.vitals.health[b], 100);
-  assert.is(w.transform.x[b], 0);
-  assert.is(w.transform.y[b], 0);
+  assert.is(xOf(w.transform, b), 0);
+  assert.is(yOf(w.transform, b), 0);
 });
 
 test('the local player hitting a remote player queues one attack for the server', () => {
@@ -116,7 +117,7 @@ test('the local player hitting a remote player queues one attack for the server'
   step(w);
   w.input.swing = true;
   step(w);
-  assert.equal(w.queues.outbox, [{ kind: 'attack', victimId: 'them', victimName: 'Them', damage: 25, victimTileX: 20, victimTileY: 21 }]);
+  assert.equal(w.queues.outbox, [{ kind: 'attack', victimId: 'them', victimName: 'Them', damage: 25, victimTileX: 20, victimTileY: 21, attackerX: 640, attackerY: 640 }]);
   assert.is(w.combat.swinging[me], 1);
 });
 

@@ -1,6 +1,8 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { readLocalPlayer, spawnLocalPlayer } from '../../../components/players.js';
+import { cellKey } from '../../../components/grid.js';
+import { readLocalPlayer, spawnLocalPlayer, spawnSimulatedPlayer } from '../../../components/players.js';
+import { setVelocity } from '../../../components/transform.js';
 import { createGameWorld } from '../../../components/world.js';
 import { step } from '../../../systems/pipeline.js';
 
@@ -28,6 +30,21 @@ test('tile 2 on either side is safe, tile 3 is PvP (y axis)', () => {
 
 test('both axes must be inside', () => {
   assert.equal(zoneAt(80, 100), { safe: 0, zone: 'pvp', hud: 'pvp' });
+});
+
+test('walking over the spawn edge within one grid cell changes the zone in that step', () => {
+  const w = createGameWorld();
+  // x 100 is tile 3 (PvP), x 94 tile 2 (safe); both lie in grid cell 0.
+  const eid = spawnSimulatedPlayer(w, { id: 'walker', x: 100, y: 0 });
+  setVelocity(w.transform, eid, -3, 0);
+  step(w);
+  assert.equal([w.combat.safe[eid], w.grid.cell[eid]], [0, cellKey(0, 0)]);
+  step(w);
+  assert.equal([w.combat.safe[eid], w.grid.cell[eid]], [1, cellKey(0, 0)]);
+  setVelocity(w.transform, eid, 3, 0);
+  step(w);
+  step(w);
+  assert.is(w.combat.safe[eid], 0);
 });
 
 test.run();
