@@ -3,7 +3,7 @@ import { HomeScreen } from './screens/home-screen.js';
 import { NotFoundScreen } from './screens/not-found-screen.js';
 import { RouteErrorScreen } from './screens/route-error-screen.js';
 
-/** The app's routes (SPEC.md §2): `/` is the landing screen or the game, anything else is 404. */
+/** The app's routes (docs/game-rules.md §2): `/` is the landing screen or the game, anything else is 404. */
 export function createAppRouter() {
   return createBrowserRouter([
     {

@@ -2,6 +2,7 @@
 import { asBuffer, query } from 'bitecs';
 import { readLocalPlayer } from '../../components/players.js';
 import { blockAt } from '../../components/tiles.js';
+import { xOf, yOf } from '../../components/transform.js';
 import type { GameWorld } from '../../components/world.js';
 
 /** What `window.__tessera` offers; every call returns fresh copies. */
@@ -29,12 +30,11 @@ export function createInspector(world: GameWorld): TesseraInspector {
       return p && { id: p.id, name: p.name, x: p.x, y: p.y, health: p.health, maxHealth: p.maxHealth, level: p.level, zone: p.zone, biome: p.biome };
     },
     remotePlayers() {
-      const { x, y } = world.transform;
       return Array.from(query(world, [world.Remote], asBuffer), (e) => ({
         id: world.ids[e]!,
         name: world.names[e]!,
-        x: x[e]!,
-        y: y[e]!,
+        x: xOf(world.transform, e),
+        y: yOf(world.transform, e),
         health: world.vitals.health[e]!,
       }));
     },

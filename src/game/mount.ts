@@ -1,15 +1,18 @@
 /**
  * Mounts the engine on the game screen's canvas: creates the world and the local player,
- * feeds DOM input into the input resource, runs the fixed-step loop on requestAnimationFrame
- * and draws each frame, and installs `window.__tessera`. `dispose()` undoes all of it.
+ * feeds DOM input (keys, mouse, touch) into the input resource, runs the fixed-step loop on
+ * requestAnimationFrame, draws each frame and plays the sound effects the engine queued, and
+ * installs `window.__tessera`. `dispose()` undoes all of it.
  */
 import type { GameCommand } from '../../components/hud.js';
 import type { NetQueues } from '../../components/network.js';
 import { inventoryView } from '../../components/inventory.js';
 import { spawnLocalPlayer } from '../../components/players.js';
+import { WORLD_SEED } from '../../components/terrain.js';
 import { createGameWorld, type GameWorld } from '../../components/world.js';
 import { advance } from '../../systems/loop.js';
 import { createRenderView, renderWorld, tileAtCanvas } from '../../systems/render-world.js';
+import { createFrameProbe, createProbeHandle, recordFrame } from './frame-probe.js';
 import { createInspector } from './inspect.js';
 import { applyKey } from './keys.js';
 import type { GameHandle, MountOptions } from './types.js';
@@ -20,8 +23,10 @@ export interface MountedGame extends GameHandle {
   world: GameWorld;
 }
 
-/** The world seed when the caller gives none; every player of one world must use the same. */
-export const DEFAULT_SEED = 20240601;
+/** A touch held this long on a tile removes its block; a shorter tap places one. */
+export const LONG_PRESS_MS = 450;
+/** A touch that moves farther than this (CSS px) is not a tap. */
+const TAP_SLOP_PX = 12;
 
 function canvasPoint(canvas: HTMLCanvasElement, ev: MouseEvent): { x: number; y: number } {
   const rect = canvas.getBoundingClientRect();
@@ -38,7 +43,7 @@ function isTyping(target: EventTarget | null): boolean {
 /** Starts the game on `options.canvas`. */
 export function mountGame(options: MountOptions): MountedGame {
   const { canvas } = options;
-  const world = createGameWorld({ seed: options.seed ?? DEFAULT_SEED, hud: options.hud });
+  const world = createGameWorld({ seed: options.seed ?? WORLD_SEED, hud: options.hud });
   spawnLocalPlayer(world, { id: options.playerId, name: options.name, appearance: options.appearance });
   const ctx = canvas.getContext('2d');
   if (!ctx) throw new Error('2D canvas context unavailable');
@@ -49,18 +54,38 @@ export function mountGame(options: MountOptions): MountedGame {
     return surface;
   });
 
+  /** In the touch layout the canvas has as many pixels as its box has CSS pixels: 1 tile = 32 px on screen. */
+  const fitCanvas = () => {
+    const width = Math.max(1, Math.round(canvas.clientWidth));
+    const height = Math.max(1, Math.round(canvas.clientHeight));
+    if (canvas.width === width && canvas.height === height) return;
+    canvas.width = view.width = width;
+    canvas.height = view.height = height;
+    ctx.imageSmoothingEnabled = false;
+  };
+  const resizeObserver = options.fit ? new ResizeObserver(fitCanvas) : null;
+  resizeObserver?.observe(canvas);
+
+  const sounds = options.sounds;
   let alpha = 0;
   let last = performance.now();
+  const probe = createFrameProbe();
   let frame = requestAnimationFrame(function tick(now) {
+    const started = performance.now();
     alpha = advance(world, now - last);
     last = now;
+    const stepped = performance.now();
     renderWorld(world, view, alpha);
+    recordFrame(probe, stepped - started, performance.now() - stepped);
+    for (const sound of world.sounds.splice(0)) sounds?.play(sound);
     frame = requestAnimationFrame(tick);
   });
 
+  const unlockSound = () => sounds?.unlock();
   const onKey = (down: boolean) => (ev: KeyboardEvent) => {
+    if (down) unlockSound();
     if (isTyping(ev.target)) return;
-    if (applyKey(world.input, ev.code, down)) ev.preventDefault();
+    if (applyKey(world.input, ev.code, down, { ctrl: ev.ctrlKey || ev.metaKey, shift: ev.shiftKey })) ev.preventDefault();
   };
   const onKeyDown = onKey(true);
   const onKeyUp = onKey(false);
@@ -83,15 +108,61 @@ export function mountGame(options: MountOptions): MountedGame {
   };
   const onContextMenu = (ev: Event) => ev.preventDefault();
 
+  /** The touch on the canvas being judged: a tap places, a long press removes. */
+  let touch: { id: number; x: number; y: number; timer: ReturnType<typeof setTimeout> } | null = null;
+  const tileUnder = (ev: MouseEvent) => {
+    const p = canvasPoint(canvas, ev);
+    return tileAtCanvas(world, view, p.x, p.y, alpha);
+  };
+  const endTouch = () => {
+    if (touch) clearTimeout(touch.timer);
+    touch = null;
+    world.input.hover = null;
+  };
+  const onPointerDown = (ev: PointerEvent) => {
+    if (ev.pointerType === 'mouse' || touch) return;
+    // Cancelling the pointerdown also stops the mouse events a browser would make from the touch.
+    ev.preventDefault();
+    const tile = tileUnder(ev);
+    world.input.hover = tile;
+    touch = {
+      id: ev.pointerId,
+      x: ev.clientX,
+      y: ev.clientY,
+      timer: setTimeout(() => {
+        world.input.clicks.push({ action: 'remove', ...tile });
+        endTouch();
+      }, LONG_PRESS_MS),
+    };
+  };
+  const onPointerMove = (ev: PointerEvent) => {
+    if (touch?.id === ev.pointerId && Math.hypot(ev.clientX - touch.x, ev.clientY - touch.y) > TAP_SLOP_PX) endTouch();
+  };
+  const onPointerUp = (ev: PointerEvent) => {
+    if (touch?.id !== ev.pointerId) return;
+    world.input.clicks.push({ action: 'place', ...tileUnder(ev) });
+    endTouch();
+  };
+  const onPointerCancel = (ev: PointerEvent) => {
+    if (touch?.id === ev.pointerId) endTouch();
+  };
+
   window.addEventListener('keydown', onKeyDown);
   window.addEventListener('keyup', onKeyUp);
   window.addEventListener('blur', onBlur);
+  window.addEventListener('pointerdown', unlockSound, true);
+  canvas.addEventListener('pointerdown', onPointerDown);
+  canvas.addEventListener('pointermove', onPointerMove);
+  canvas.addEventListener('pointerup', onPointerUp);
+  canvas.addEventListener('pointercancel', onPointerCancel);
   canvas.addEventListener('mousedown', onMouseDown);
   canvas.addEventListener('mousemove', onMouseMove);
   canvas.addEventListener('mouseleave', onMouseLeave);
   canvas.addEventListener('contextmenu', onContextMenu);
   const inspector = createInspector(world);
   window.__tessera = inspector;
+  const probeHandle = createProbeHandle(world, probe);
+  window.__tesseraProbe = probeHandle;
 
   return {
     queues: world.queues,
@@ -99,9 +170,19 @@ export function mountGame(options: MountOptions): MountedGame {
     push(command: GameCommand) {
       world.commands.push(command);
     },
+    key(code, down, modifiers) {
+      applyKey(world.input, code, down, modifiers);
+    },
     inventory: () => inventoryView(world.inventory),
     dispose() {
       cancelAnimationFrame(frame);
+      resizeObserver?.disconnect();
+      endTouch();
+      window.removeEventListener('pointerdown', unlockSound, true);
+      canvas.removeEventListener('pointerdown', onPointerDown);
+      canvas.removeEventListener('pointermove', onPointerMove);
+      canvas.removeEventListener('pointerup', onPointerUp);
+      canvas.removeEventListener('pointercancel', onPointerCancel);
       window.removeEventListener('keydown', onKeyDown);
       window.removeEventListener('keyup', onKeyUp);
       window.removeEventListener('blur', onBlur);
@@ -110,6 +191,7 @@ export function mountGame(options: MountOptions): MountedGame {
       canvas.removeEventListener('mouseleave', onMouseLeave);
       canvas.removeEventListener('contextmenu', onContextMenu);
       if (window.__tessera === inspector) delete window.__tessera;
+      if (window.__tesseraProbe === probeHandle) delete window.__tesseraProbe;
     },
   };
 }

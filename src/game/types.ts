@@ -1,5 +1,7 @@
 import type { Appearance } from '../../components/appearance-types.js';
 import type { GameCommand, HudSink, InventoryView } from '../../components/hud.js';
+import type { SoundEffects } from '../audio/effects.js';
+import type { Modifiers } from './keys.js';
 
 /** What the game screen passes when it mounts the engine on its canvas. */
 export interface MountOptions {
@@ -11,12 +13,18 @@ export interface MountOptions {
   hud: HudSink;
   /** Terrain seed; the same for every player of one world. */
   seed?: number;
+  /** Touch layout: the canvas takes the size of its box on screen instead of 800x600. */
+  fit?: boolean;
+  /** Plays the engine's sound effects; the game unlocks it at the first tap or key press. */
+  sounds?: SoundEffects;
 }
 
 /** A running game: the HUD talks to it only through this handle. */
 export interface GameHandle {
   /** Queue a command for the engine to apply at the start of its next step. */
   push(command: GameCommand): void;
+  /** Presses (`down`) or releases a key by `KeyboardEvent.code`, as the on-screen controls do. */
+  key(code: string, down: boolean, modifiers?: Modifiers): void;
   /** A fresh read-only copy of the inventory (re-read when `inventoryVersion` changes). */
   inventory(): InventoryView;
   /** Stop the loop and remove every listener the game added. */

@@ -18,7 +18,7 @@ export const BLOCK_COLORS: Readonly<Record<string, readonly [face: string, edge:
   redstone: ['#d92b2b', '#8a1515'],
 });
 
-/** The colours of `blockType`; unknown types look like dirt (SPEC.md §3). */
+/** The colours of `blockType`; unknown types look like dirt (docs/game-rules.md §3). */
 export function blockColors(blockType: string): readonly [string, string] {
   return BLOCK_COLORS[blockType] ?? BLOCK_COLORS.dirt!;
 }

@@ -2,8 +2,9 @@ import { useAtomValue } from 'jotai';
 import { useEffect, useRef, useState, type FormEvent, type KeyboardEvent } from 'react';
 import { chatMessagesAtom, onlineCountAtom, type ChatMessage } from '../state/social-atoms.js';
 import { getGameServices, type Sender } from '../state/services.js';
+import { chatProblem, stripInvisible } from '../../components/text.js';
 
-/** The longest chat message (SPEC.md §9). */
+/** The longest chat message (docs/game-rules.md §9). */
 export const CHAT_MAX_LENGTH = 200;
 
 /** Props of the chat and voice panels. */
@@ -66,10 +67,14 @@ function ChatMessages({ walletAddress }: { walletAddress: string }) {
 
 function ChatInput({ sender }: { sender: Sender }) {
   const [text, setText] = useState('');
+  const [problem, setProblem] = useState<string | null>(null);
   const send = (event: FormEvent) => {
     event.preventDefault();
-    const message = text.trim();
-    if (!message) return;
+    // The server's rules, checked first: refuse control and direction characters, drop invisible ones.
+    const refusal = chatProblem(text);
+    setProblem(refusal);
+    const message = stripInvisible(text).trim();
+    if (refusal || !message) return;
     setText('');
     getGameServices()
       ?.sendChat(message, sender)
@@ -84,13 +89,21 @@ function ChatInput({ sender }: { sender: Sender }) {
         maxLength={CHAT_MAX_LENGTH}
         autoComplete="off"
         value={text}
-        onChange={(event) => setText(event.target.value)}
+        onChange={(event) => {
+          setText(event.target.value);
+          setProblem(null);
+        }}
         onKeyDown={keepKeysHere}
         onKeyUp={keepKeysHere}
       />
       <button type="submit" className="pixel-button pixel-button--small pixel-button--go">
         Send
       </button>
+      {problem ? (
+        <p className="chat-problem" role="alert">
+          {problem}
+        </p>
+      ) : null}
     </form>
   );
 }

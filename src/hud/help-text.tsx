@@ -1,4 +1,4 @@
-/** The controls (SPEC.md §2 help text, plus the attack key). */
+/** The controls (docs/game-rules.md §2 help text, plus the attack key). */
 export const HELP_ITEMS = [
   'WASD/Arrows move',
   '1-8 hotbar',

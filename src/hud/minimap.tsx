@@ -1,8 +1,7 @@
 import { useAtomValue } from 'jotai';
 import { useEffect, useRef, useState } from 'react';
-import { BIOME, biomeCodeAt } from '../../components/terrain.js';
+import { BIOME, biomeCodeAt, WORLD_SEED } from '../../components/terrain.js';
 import { BIOME_COLORS } from '../../systems/draw/terrain-sprites.js';
-import { DEFAULT_SEED } from '../game/mount.js';
 import { hudAtoms } from '../state/hud-atoms.js';
 import { minimapPlayersAtom, type MinimapPlayer } from '../state/social-atoms.js';
 import { minimapOpenAtom } from '../state/ui-atoms.js';
@@ -36,7 +35,7 @@ function drawTerrain(ctx: CanvasRenderingContext2D, centreX: number, centreY: nu
       const x0 = centreX - MINIMAP_RANGE / 2 + col * tilesPerCell;
       const y0 = centreY - MINIMAP_RANGE / 2 + row * tilesPerCell;
       const spawn = x0 <= SPAWN_RADIUS && x0 + tilesPerCell > -SPAWN_RADIUS && y0 <= SPAWN_RADIUS && y0 + tilesPerCell > -SPAWN_RADIUS;
-      const biome = biomeCodeAt(Math.floor(x0 + tilesPerCell / 2), Math.floor(y0 + tilesPerCell / 2), DEFAULT_SEED);
+      const biome = biomeCodeAt(Math.floor(x0 + tilesPerCell / 2), Math.floor(y0 + tilesPerCell / 2), WORLD_SEED);
       ctx.fillStyle = spawn ? BIOME_COLORS[BIOME.spawn]! : BIOME_COLORS[biome]!;
       ctx.fillRect(col * MINIMAP_CELL, row * MINIMAP_CELL, MINIMAP_CELL, MINIMAP_CELL);
     }

@@ -1,4 +1,4 @@
-/** Colour palettes of the customisation panel (SPEC.md §3: 8 skin, 8 hair, 12 general). */
+/** Colour palettes of the customisation panel (docs/game-rules.md §3: 8 skin, 8 hair, 12 general). */
 
 /** Skin colours. */
 export const SKIN_COLORS = ['#FFDBAC', '#FDBCB4', '#F1C27D', '#E0AC69', '#C68642', '#A0674B', '#8D5524', '#5C3836'] as const;

@@ -1,5 +1,5 @@
-import { useAtom, type PrimitiveAtom } from 'jotai';
-import { customiseOpenAtom, inventoryOpenAtom, minimapOpenAtom } from '../state/ui-atoms.js';
+import { useAtom, useAtomValue, type PrimitiveAtom } from 'jotai';
+import { chatOpenAtom, customiseOpenAtom, inventoryOpenAtom, minimapOpenAtom, touchLayoutAtom, voiceOpenAtom } from '../state/ui-atoms.js';
 import { Tooltip } from './tooltip.js';
 
 function PanelToggle({ label, hint, open }: { label: string; hint: string; open: PrimitiveAtom<boolean> }) {
@@ -13,13 +13,16 @@ function PanelToggle({ label, hint, open }: { label: string; hint: string; open:
   );
 }
 
-/** Buttons for the three panels, for players who prefer the mouse to I, C and M. */
+/** Buttons for the three panels, for players who prefer the mouse to I, C and M; in the touch layout also chat and voice. */
 export function PanelButtons() {
+  const touch = useAtomValue(touchLayoutAtom);
   return (
     <nav className="panel-buttons" aria-label="Panels">
       <PanelToggle label="BAG" hint="Inventory (I)" open={inventoryOpenAtom} />
       <PanelToggle label="STYLE" hint="Customisation (C)" open={customiseOpenAtom} />
       <PanelToggle label="MAP" hint="Minimap (M)" open={minimapOpenAtom} />
+      {touch && <PanelToggle label="CHAT" hint="Chat" open={chatOpenAtom} />}
+      {touch && <PanelToggle label="VOICE" hint="Voice chat" open={voiceOpenAtom} />}
     </nav>
   );
 }

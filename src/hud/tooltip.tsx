@@ -1,6 +1,6 @@
 import { useEffect, useRef, useState, type ReactNode } from 'react';
 
-/** A tooltip opens after the pointer rests this long on its trigger (SPEC.md §9). */
+/** A tooltip opens after the pointer rests this long on its trigger (docs/game-rules.md §9). */
 export const TOOLTIP_OPEN_DELAY_MS = 700;
 /** Moving to another trigger within this long after a tooltip closed opens at once. */
 export const TOOLTIP_SKIP_DELAY_MS = 300;

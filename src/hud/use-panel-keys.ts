@@ -1,6 +1,6 @@
 import { useEffect } from 'react';
 import { store } from '../state/store.js';
-import { customiseOpenAtom, inventoryOpenAtom, minimapOpenAtom } from '../state/ui-atoms.js';
+import { chatOpenAtom, customiseOpenAtom, inventoryOpenAtom, minimapOpenAtom, voiceOpenAtom } from '../state/ui-atoms.js';
 
 const TOGGLES = { i: inventoryOpenAtom, c: customiseOpenAtom, m: minimapOpenAtom } as const;
 
@@ -15,7 +15,7 @@ export function usePanelKeys(): void {
     const onKeyDown = (event: KeyboardEvent) => {
       if (event.repeat || event.ctrlKey || event.metaKey || event.altKey || isTypingTarget(event.target)) return;
       if (event.key === 'Escape') {
-        for (const open of Object.values(TOGGLES)) store.set(open, false);
+        for (const open of [...Object.values(TOGGLES), chatOpenAtom, voiceOpenAtom]) store.set(open, false);
         return;
       }
       const open = TOGGLES[event.key.toLowerCase() as keyof typeof TOGGLES];

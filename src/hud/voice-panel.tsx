@@ -1,4 +1,6 @@
-import { useAtom } from 'jotai';
+import { useAtom, useAtomValue } from 'jotai';
+import { touchLayoutAtom } from '../state/ui-atoms.js';
+import { SoundControls } from './sound-controls.js';
 import { audioEnabledAtom, recordingAtom, voiceOnlineAtom } from '../state/social-atoms.js';
 import { getGameServices, type Sender } from '../state/services.js';
 import { showToast } from '../state/toasts.js';
@@ -76,6 +78,7 @@ export function VoicePanel({ walletAddress, playerName }: SocialPanelProps) {
         <AudioToggle />
         <OnlineToggle />
       </div>
+      {useAtomValue(touchLayoutAtom) && <SoundControls />}
     </section>
   );
 }

@@ -3,8 +3,9 @@
  * wallet, feeds its data into the HUD atoms, registers the chat and voice services the panels
  * call, and leaves cleanly when the game screen closes or the page goes away.
  */
+import { countPlayersNear } from '../../components/proximity.js';
 import { readLocalPlayer } from '../../components/players.js';
-import { biomeAt } from '../../components/terrain.js';
+import { isWaterTile } from '../../components/terrain.js';
 import { blockAt } from '../../components/tiles.js';
 import { getClientConfig, getSupabase } from '../../net/client.js';
 import { MINIMAP_REFRESH_MS } from '../../net/constants.js';
@@ -53,11 +54,9 @@ export async function connectMultiplayer(game: MountedGame, identity: Identity):
     readLocal: () => ({ ...local(), id: identity.playerId, name: identity.playerName() }),
     world: {
       hasBlock: (x, y) => blockAt(world.tiles, x, y) !== null,
-      isWater: (x, y) => {
-        const biome = biomeAt(x, y, world.seed);
-        return biome === 'ocean' || biome === 'tropical_ocean';
-      },
+      isWater: (x, y) => isWaterTile(x, y, world.seed),
     },
+    inCombat: () => world.local !== 0 && !world.combat.safe[world.local] && countPlayersNear(world, world.local) > 0,
     listener: () => {
       const { x, y } = local();
       return { id: identity.playerId, x, y, audioEnabled: store.get(audioEnabledAtom), voiceOnline: store.get(voiceOnlineAtom) };
@@ -106,7 +105,7 @@ export async function connectMultiplayer(game: MountedGame, identity: Identity):
     const presentIds = new Set(present.map((p) => p.id));
     store.set(minimapPlayersAtom, [...present, ...fromBlocks.filter((p) => !presentIds.has(p.id))]);
   };
-  // SPEC.md §7: the minimap query is polled every 10 s while the minimap is open.
+  // docs/game-rules.md §7: the minimap query is polled every 10 s while the minimap is open.
   let minimapTimer: ReturnType<typeof setInterval> | undefined;
   const followMinimap = () => {
     clearInterval(minimapTimer);

@@ -3,7 +3,7 @@ import { atom, type PrimitiveAtom } from 'jotai';
 import type { HudFields, InventoryView } from '../../components/hud.js';
 import type { GameHandle } from '../game/types.js';
 
-/** The values shown before the engine publishes anything (SPEC.md §3 initial values). */
+/** The values shown before the engine publishes anything (docs/game-rules.md §3 initial values). */
 export const HUD_DEFAULTS: Readonly<HudFields> = Object.freeze({
   tileX: 0,
   tileY: 0,
@@ -18,6 +18,9 @@ export const HUD_DEFAULTS: Readonly<HudFields> = Object.freeze({
   playersInRange: 0,
   remotePlayers: 0,
   defeated: false,
+  restorable: 0,
+  undoable: 0,
+  redoable: 0,
 });
 
 type HudAtoms = { [K in keyof HudFields]: PrimitiveAtom<HudFields[K]> };

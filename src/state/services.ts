@@ -9,7 +9,7 @@ export interface Sender {
   playerName: string;
 }
 
-/** What the panels can ask for. Rejections are reported by the panels (SPEC.md §8). */
+/** What the panels can ask for. Rejections are reported by the panels (docs/game-rules.md §8). */
 export interface GameServices {
   /** Inserts a chat message; `text` is already trimmed, non-empty and at most 200 characters. */
   sendChat(text: string, sender: Sender): Promise<void>;

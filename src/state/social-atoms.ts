@@ -14,7 +14,7 @@ export type ChatMessage = ChatRow;
 /** Chat history and live messages, oldest first; null while the history is loading. */
 export const chatMessagesAtom = atom<ChatMessage[] | null>(null);
 
-/** Distinct players active in the last 5 minutes (SPEC.md §7 online count), self included. */
+/** Distinct players active in the last 5 minutes (docs/game-rules.md §7 online count), self included. */
 export const onlineCountAtom = atom(1);
 
 /** True while the live connection to the backend is up. */

@@ -1,4 +1,4 @@
-/** The toast queue (SPEC.md §8). Anything may show a toast; the HUD renders the queue. */
+/** The toast queue (docs/game-rules.md §8). Anything may show a toast; the HUD renders the queue. */
 import { atom } from 'jotai';
 import type { Toast } from '../../components/hud.js';
 import { store } from './store.js';

@@ -12,3 +12,12 @@ export const customiseOpenAtom = atom(false);
 
 /** The minimap (key M). The network code polls minimap positions only while it is open. */
 export const minimapOpenAtom = atom(false);
+
+/** Whether the game uses the touch layout: a phone or tablet whose main pointer is a finger. Decided once at load. */
+export const touchLayoutAtom = atom(typeof matchMedia === 'function' && matchMedia('(hover: none) and (pointer: coarse)').matches);
+
+/** The chat panel in the touch layout (on a desktop it is always shown). */
+export const chatOpenAtom = atom(false);
+
+/** The voice panel in the touch layout (on a desktop it is always shown). */
+export const voiceOpenAtom = atom(false);

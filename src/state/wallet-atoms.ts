@@ -1,4 +1,4 @@
-/** The wallet context of SPEC.md §3: isConnected, publicKey, username, characterAppearance. */
+/** The wallet context of docs/game-rules.md §3: isConnected, publicKey, username, characterAppearance. */
 import { atom } from 'jotai';
 import { DEFAULT_APPEARANCE, type Appearance } from '../../components/appearance-types.js';
 
@@ -13,6 +13,9 @@ export const usernameAtom = atom<string | null>(null);
 
 /** The character's look stored for the connected wallet. */
 export const appearanceAtom = atom<Appearance>({ ...DEFAULT_APPEARANCE });
+
+/** Names of the Solana wallets announced through the Wallet Standard, in order of arrival. */
+export const standardWalletsAtom = atom<string[]>([]);
 
 /** True once the backend session for the connected wallet exists. */
 export const signedInAtom = atom(false);

@@ -1,19 +1,28 @@
 /**
- * The wallet session (SPEC.md §4): silent reconnect on load, explicit connect and disconnect,
+ * The wallet session (docs/game-rules.md §4): silent reconnect on load, explicit connect and disconnect,
  * the wallet's own events, backend sign-in, and the per-wallet name and appearance.
  */
 import { DEFAULT_APPEARANCE, type Appearance } from '../../components/appearance-types.js';
 import { signInWithWallet, signOut } from '../../net/auth.js';
 import { store } from '../state/store.js';
 import { enteredAtom } from '../state/ui-atoms.js';
-import { appearanceAtom, publicKeyAtom, signedInAtom, usernameAtom } from '../state/wallet-atoms.js';
+import { appearanceAtom, publicKeyAtom, signedInAtom, standardWalletsAtom, usernameAtom } from '../state/wallet-atoms.js';
 import { getProvider, type PhantomProvider, type WalletPublicKey } from './provider.js';
+import { standardProvider, watchStandardWallets, type StandardWallet } from './standard.js';
 import { loadAppearance, loadUsername, storeAppearance, storeUsername } from './storage.js';
 
-/** The alert shown when no wallet extension is installed (SPEC.md §8). */
+/** The alert shown when no wallet extension is installed (docs/game-rules.md §8). */
 export const NO_WALLET_ALERT = 'Phantom wallet not found! Please install Phantom wallet.';
 
+/** The localStorage key naming the Wallet Standard wallet last connected, for the silent reconnect. */
+export const LAST_WALLET_KEY = 'tessera_wallet';
+
+/** Wallet Standard wallets announced so far, and the provider of the wallet in use. */
+let standardWallets: StandardWallet[] = [];
+let active: PhantomProvider | null = null;
+
 function adoptAccount(provider: PhantomProvider, address: string): void {
+  active = provider;
   if (store.get(publicKeyAtom) === address) return;
   store.set(enteredAtom, false);
   store.set(signedInAtom, false);
@@ -37,28 +46,56 @@ function forgetAccount(): void {
   if (wasConnected) signOut().catch((error: unknown) => console.error('Sign-out failed', error));
 }
 
-/** Asks the wallet to connect (a prompt), then signs in; without a wallet, alerts. */
-export async function connectWallet(): Promise<void> {
-  const provider = getProvider();
-  if (!provider) {
+/**
+ * The wallet a connect button means: `name` is a Wallet Standard wallet; without a name, the
+ * default: Phantom (injected, or announced), else the first wallet announced.
+ */
+function chooseWallet(name?: string): { provider: PhantomProvider; standard: string | null } | null {
+  const named = (wanted: string) => standardWallets.find((wallet) => wallet.name === wanted);
+  if (name) {
+    const wallet = named(name);
+    return wallet ? { provider: standardProvider(wallet), standard: wallet.name } : null;
+  }
+  const injected = getProvider();
+  if (injected) return { provider: injected, standard: null };
+  const fallback = named('Phantom') ?? standardWallets[0];
+  return fallback ? { provider: standardProvider(fallback), standard: fallback.name } : null;
+}
+
+/**
+ * Asks a wallet to connect (a prompt), then signs in: `walletName` picks a Wallet Standard
+ * wallet, none picks the default (Phantom). With no wallet at all, alerts (SPEC.md §8).
+ */
+export async function connectWallet(walletName?: string): Promise<void> {
+  const chosen = chooseWallet(walletName);
+  if (!chosen) {
     window.alert(NO_WALLET_ALERT);
     return;
   }
   try {
-    const { publicKey } = await provider.connect();
-    adoptAccount(provider, publicKey.toBase58());
+    const { publicKey } = await chosen.provider.connect();
+    if (chosen.standard) localStorage.setItem(LAST_WALLET_KEY, chosen.standard);
+    else localStorage.removeItem(LAST_WALLET_KEY);
+    adoptAccount(chosen.provider, publicKey.toBase58());
   } catch (error) {
     console.error('Wallet connect failed', error);
   }
 }
 
+/** Whether the browser has any wallet: an injected provider or one announced through the Wallet Standard. */
+export function hasAnyWallet(): boolean {
+  return getProvider() !== null || standardWallets.length > 0;
+}
+
 /** Disconnects the wallet, signs out and clears the key, the name and the appearance. */
 export async function disconnectWallet(): Promise<void> {
   try {
-    await getProvider()?.disconnect();
+    await (active ?? getProvider())?.disconnect();
   } catch (error) {
     console.error('Wallet disconnect failed', error);
   }
+  active = null;
+  localStorage.removeItem(LAST_WALLET_KEY);
   forgetAccount();
 }
 
@@ -67,8 +104,34 @@ export async function disconnectWallet(): Promise<void> {
  * succeeds only if the wallet already trusts this site. Returns a function that stops listening.
  */
 export function startWallet(): () => void {
+  const stopWatching = watchStandardWallets((wallets) => {
+    const fresh = wallets.filter((wallet) => !standardWallets.includes(wallet));
+    standardWallets = wallets;
+    store.set(standardWalletsAtom, wallets.map((wallet) => wallet.name));
+    const last = localStorage.getItem(LAST_WALLET_KEY);
+    const remembered = fresh.find((wallet) => wallet.name === last);
+    if (remembered && !active) reconnectStandard(remembered);
+  });
+  const stopFollowing = followInjected();
+  return () => {
+    stopWatching();
+    stopFollowing();
+  };
+}
+
+/** Silent reconnect of the Wallet Standard wallet used last time. */
+function reconnectStandard(wallet: StandardWallet): void {
+  const provider = standardProvider(wallet);
+  provider
+    .connect({ onlyIfTrusted: true })
+    .then(({ publicKey }) => adoptAccount(provider, publicKey.toBase58()))
+    .catch(() => console.log('Wallet not connected'));
+}
+
+/** Follows the injected (Phantom-style) wallet's events and tries its silent reconnect. */
+function followInjected(): () => void {
   const provider = getProvider();
-  if (!provider) {
+  if (!provider || localStorage.getItem(LAST_WALLET_KEY)) {
     console.log('Wallet not connected');
     return () => {};
   }

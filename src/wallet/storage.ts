@@ -1,4 +1,4 @@
-/** Per-wallet player name and appearance in localStorage (SPEC.md §7). */
+/** Per-wallet player name and appearance in localStorage (docs/game-rules.md §7). */
 import { DEFAULT_APPEARANCE, type Appearance } from '../../components/appearance-types.js';
 
 /** The localStorage key of a wallet's player name. */

@@ -67,7 +67,8 @@ test('name entry: placeholder, 20 characters, CONFIRM needs a trimmed name, no C
   await input.fill('  Builder Bee  ');
   assert.ok(await confirm.isEnabled());
   await confirm.click();
-  assert.ok(await page.getByText('WELCOME BACK').isVisible());
+  // CONFIRM asks the server whether the name is free first.
+  await page.getByText('WELCOME BACK').waitFor();
   assert.ok(await page.getByText('Builder Bee', { exact: true }).isVisible());
   assert.is(await page.evaluate((key) => localStorage.getItem(key), `username_${wallet.address}`), 'Builder Bee');
   await context.close();
@@ -85,7 +86,7 @@ test('CHANGE NAME shows CANCEL, which keeps the old name; CONFIRM stores the new
   await page.getByRole('button', { name: 'CHANGE NAME' }).click();
   await page.getByPlaceholder('PLAYER_001').fill('Second');
   await page.getByRole('button', { name: 'CONFIRM' }).click();
-  assert.ok(await page.getByText('Second', { exact: true }).isVisible());
+  await page.getByText('Second', { exact: true }).waitFor();
   assert.is(await page.evaluate((key) => localStorage.getItem(key), `username_${wallet.address}`), 'Second');
   await context.close();
 });

@@ -3,24 +3,21 @@
  * blocks, chat, combat, voice, leaving, and a resync after the server restarts. The steps
  * run in order and share the two players.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { chromium, type Browser, type Page } from 'playwright-core';
-import { biomeAt } from '../../components/terrain.js';
-import { DEFAULT_SEED } from '../../src/game/mount.js';
-import { CHROMIUM_ARGS, freePort, waitForServer } from './setup.js';
+import { isWaterTile, WORLD_SEED } from '../../components/terrain.js';
+import { makeDataDir, removeDataDir, type TestServer } from '../support/server.js';
+import { CHROMIUM_ARGS, FAKE_MICROPHONE_ARGS, freePort, startE2EServer } from './setup.js';
 import { enterWorld, type PlayerInWorld } from './enter-world.js';
+import { createTestWallet, installTestWallet } from './wallet.js';
 
-/** Fake microphone, and clips may play without a click. */
-const MEDIA_ARGS = ['--use-fake-ui-for-media-stream', '--use-fake-device-for-media-stream', '--autoplay-policy=no-user-gesture-required'];
+/** Fake microphone, always allowed, and clips may play without a click. */
+const MEDIA_ARGS = [...FAKE_MICROPHONE_ARGS, '--use-fake-ui-for-media-stream', '--autoplay-policy=no-user-gesture-required'];
 
 interface World {
   browser: Browser;
-  server: ChildProcess;
+  server: TestServer;
   port: number;
   dataDir: string;
   alice: PlayerInWorld;
@@ -29,24 +26,13 @@ interface World {
 
 const test = suite<World>('multiplayer');
 
-function startServer(port: number, dataDir: string): ChildProcess {
-  return spawn(process.execPath, [join(process.env.E2E_DIST ?? 'dist', 'server.mjs')], {
-    env: { ...process.env, PORT: String(port), DATA_DIR: dataDir },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-}
-
-async function stopServer(server: ChildProcess): Promise<void> {
-  if (server.exitCode !== null) return;
-  const exited = new Promise((resolve) => server.once('exit', resolve));
-  server.kill('SIGTERM');
-  await exited;
-}
-
-/** Polls `check` in the page until it returns a truthy value. */
-async function until<T>(page: Page, check: string, timeout = 10_000): Promise<T> {
-  const handle = await page.waitForFunction(check, undefined, { timeout, polling: 50 });
-  return (await handle.jsonValue()) as T;
+/**
+ * Polls `check(arg)` in the page until it returns a truthy value. A function, not a string: the
+ * page's Content-Security-Policy forbids evaluating strings as code.
+ */
+async function until<T, A = undefined>(page: Page, check: (arg: A) => T, arg?: A, timeout = 10_000): Promise<Exclude<T, false | null | undefined>> {
+  const handle = await page.waitForFunction(check as (value: unknown) => T, arg, { timeout, polling: 50 });
+  return (await handle.jsonValue()) as Exclude<T, false | null | undefined>;
 }
 
 const local = (page: Page) => page.evaluate(() => window.__tessera!.localPlayer()!);
@@ -66,9 +52,8 @@ async function landTileRightOf(page: Page): Promise<{ tileX: number; tileY: numb
   const me = await local(page);
   const tileY = Math.floor(me.y / 32);
   for (let tileX = Math.floor(me.x / 32) + 2; ; tileX++) {
-    const biome = biomeAt(tileX, tileY, DEFAULT_SEED);
     const inSpawn = Math.abs(tileX) <= 2 && Math.abs(tileY) <= 2;
-    if (!inSpawn && biome !== 'ocean' && biome !== 'tropical_ocean') return { tileX, tileY };
+    if (!inSpawn && !isWaterTile(tileX, tileY, WORLD_SEED)) return { tileX, tileY };
   }
 }
 
@@ -82,11 +67,10 @@ async function clickTile(page: Page, tileX: number, tileY: number, button: 'left
 
 test.before(async (world) => {
   world.port = await freePort();
-  world.dataDir = await mkdtemp(join(tmpdir(), 'tessera-mp-'));
-  world.server = startServer(world.port, world.dataDir);
-  [world.browser] = await Promise.all([
+  world.dataDir = await makeDataDir();
+  [world.browser, { server: world.server }] = await Promise.all([
     chromium.launch({ executablePath: '/usr/bin/chromium', args: [...CHROMIUM_ARGS, ...MEDIA_ARGS] }),
-    waitForServer(`http://localhost:${world.port}/index.html`, world.server),
+    startE2EServer(world.port, world.dataDir),
   ]);
   world.alice = await enterWorld(world.browser, `http://localhost:${world.port}`, 'Alice');
   world.bob = await enterWorld(world.browser, `http://localhost:${world.port}`, 'Bob');
@@ -94,13 +78,13 @@ test.before(async (world) => {
 
 test.after(async (world) => {
   await world.browser?.close();
-  if (world.server) await stopServer(world.server);
-  await rm(world.dataDir, { recursive: true, force: true, maxRetries: 5 });
+  await world.server?.stop();
+  if (world.dataDir) await removeDataDir(world.dataDir);
 });
 
 test('each player sees the other, by name, and the online tick', async ({ alice, bob }) => {
-  const seenByAlice = await until<string>(alice.page, `window.__tessera.remotePlayers().find(p => p.id === '${bob.wallet.address}')?.name`);
-  const seenByBob = await until<string>(bob.page, `window.__tessera.remotePlayers().find(p => p.id === '${alice.wallet.address}')?.name`);
+  const seenByAlice = await until(alice.page, (id) => window.__tessera!.remotePlayers().find((p) => p.id === id)?.name, bob.wallet.address);
+  const seenByBob = await until(bob.page, (id) => window.__tessera!.remotePlayers().find((p) => p.id === id)?.name, alice.wallet.address);
   assert.is(seenByAlice, 'Bob');
   assert.is(seenByBob, 'Alice');
   assert.match(await alice.page.locator('[data-testid=players-online]').innerText(), /✓/);
@@ -140,11 +124,56 @@ test('blocks placed and removed by one player appear for the other', async ({ al
   const { tileX, tileY } = await landTileRightOf(alice.page);
   await clickTile(alice.page, tileX, tileY, 'left');
   // The engine applies the click on its next step.
-  assert.is(await until<string>(alice.page, `window.__tessera.tileAt(${tileX}, ${tileY})`), 'stone');
-  assert.is(await until<string>(bob.page, `window.__tessera.tileAt(${tileX}, ${tileY})`), 'stone');
+  assert.is(await until(alice.page, ([x, y]) => window.__tessera!.tileAt(x!, y!), [tileX, tileY]), 'stone');
+  assert.is(await until(bob.page, ([x, y]) => window.__tessera!.tileAt(x!, y!), [tileX, tileY]), 'stone');
   await clickTile(bob.page, tileX, tileY, 'right');
-  await until(alice.page, `window.__tessera.tileAt(${tileX}, ${tileY}) === null`);
+  await until(alice.page, ([x, y]) => window.__tessera!.tileAt(x!, y!) === null, [tileX, tileY]);
   assert.is(await bob.page.evaluate(([x, y]) => window.__tessera!.tileAt(x!, y!), [tileX, tileY]), null);
+});
+
+test('building earns a level: the HUD shows LV 2 once the server counts ten placed blocks', async ({ alice }) => {
+  assert.is(await alice.page.locator('.status-level').textContent(), 'LV 1');
+  const me = await local(alice.page);
+  const [px, py] = [Math.floor(me.x / 32), Math.floor(me.y / 32)];
+  // Nine more land tiles in view, two to four rows above the player (she placed one already).
+  const tiles: Array<[number, number]> = [];
+  for (let dy = -4; dy <= -2 && tiles.length < 9; dy++) {
+    for (let dx = -1; dx <= 3 && tiles.length < 9; dx++) {
+      const [x, y] = [px + dx, py + dy];
+      if (Math.abs(x) > 2 || Math.abs(y) > 2) if (!isWaterTile(x, y, WORLD_SEED)) tiles.push([x, y]);
+    }
+  }
+  assert.is(tiles.length, 9);
+  for (const [x, y] of tiles) {
+    await clickTile(alice.page, x, y, 'left');
+    await until(alice.page, ([tx, ty]) => window.__tessera!.tileAt(tx, ty) !== null, [x, y] as const);
+  }
+  // The level is the server's: it arrives with the next heartbeat's answer (every 5 s).
+  await until(alice.page, () => document.querySelector('.status-level')?.textContent === 'LV 2', undefined, 12_000);
+  assert.is((await local(alice.page)).level, 2);
+});
+
+test("a name another wallet holds is refused on the landing, look-alikes too, before ENTER WORLD", async ({ browser, port }) => {
+  const wallet = createTestWallet();
+  const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, baseURL: `http://localhost:${port}` });
+  await installTestWallet(context, wallet);
+  const page = await context.newPage();
+  await page.goto('/');
+  await page.getByRole('button', { name: 'CONNECT PHANTOM' }).click();
+  for (const name of ['ＡＬＩＣＥ', 'alice']) {
+    await page.locator('#player-name').fill(name);
+    await page.getByRole('button', { name: 'CONFIRM' }).click();
+    await page.getByRole('alert').getByText('That name is taken by another player.').waitFor();
+    assert.is(await page.getByRole('button', { name: 'ENTER WORLD' }).count(), 0);
+  }
+  await page.locator('#player-name').fill('Al\u200Bice');
+  await page.getByRole('button', { name: 'CONFIRM' }).click();
+  await page.getByRole('alert').getByText('Names cannot contain invisible characters.').waitFor();
+  await page.locator('#player-name').fill('Carol');
+  await page.getByRole('button', { name: 'CONFIRM' }).click();
+  await page.getByRole('button', { name: 'ENTER WORLD' }).waitFor();
+  assert.is(await page.getByRole('alert').count(), 0, 'honest: a free name goes through');
+  await context.close();
 });
 
 test('chat goes both ways', async ({ alice, bob }) => {
@@ -168,7 +197,8 @@ test('a sword hit outside spawn damages the other player once per second, with a
   // Both presence rows must show the players where they stand now.
   await alice.page.waitForTimeout(1200);
   await alice.page.keyboard.press('Space');
-  assert.is(await until<number>(bob.page, 'window.__tessera.localPlayer().health === 75 && 75'), 75);
+  assert.is(await until(bob.page, () => window.__tessera!.localPlayer()!.health === 75 && 75), 75);
+  await bob.page.getByText('HP 75/100').waitFor();
   await bob.page.getByText('Under Attack!').waitFor();
   await bob.page.getByText('You took 25 damage!').waitFor();
   await alice.page.waitForTimeout(350);
@@ -177,24 +207,28 @@ test('a sword hit outside spawn damages the other player once per second, with a
   assert.is((await local(bob.page)).health, 75, 'a second swing within 1000 ms does no damage');
   await alice.page.waitForTimeout(400);
   await alice.page.keyboard.press('Space');
-  assert.is(await until<number>(bob.page, 'window.__tessera.localPlayer().health === 50 && 50'), 50);
-  assert.is(await until<number>(alice.page, `window.__tessera.remotePlayers().find(p => p.id === '${bob.wallet.address}').health === 50 && 50`, 12_000), 50);
+  assert.is(await until(bob.page, () => window.__tessera!.localPlayer()!.health === 50 && 50), 50);
+  assert.is(await until(alice.page, (id) => window.__tessera!.remotePlayers().find((p) => p.id === id)!.health === 50 && 50, bob.wallet.address, 12_000), 50);
 });
 
 test('at 0 HP the player is defeated, and everyone sees it respawn at spawn with full health', async ({ alice, bob }) => {
   for (const health of [25, 0]) {
     await alice.page.waitForTimeout(1050);
     await alice.page.keyboard.press('Space');
-    await until(bob.page, `window.__tessera.localPlayer().health === ${health}`);
+    await until(bob.page, (expected) => window.__tessera!.localPlayer()!.health === expected, health);
   }
   await bob.page.getByText('DEFEATED', { exact: false }).first().waitFor();
   // The engine brings Bob back 3 s later at spawn; his next heartbeat tells Alice.
-  await until(bob.page, `window.__tessera.localPlayer().health === 100`, 6000);
+  await until(bob.page, () => window.__tessera!.localPlayer()!.health === 100, undefined, 6000);
   const back = await local(bob.page);
   assert.equal([back.x, back.y, back.zone], [0, 0, 'safe']);
-  const seen = await until<{ x: number; health: number }>(
+  const seen = await until(
     alice.page,
-    `(() => { const b = window.__tessera.remotePlayers().find(p => p.id === '${bob.wallet.address}'); return b && b.health === 100 && Math.abs(b.x) < 1 && b; })()`,
+    (id) => {
+      const b = window.__tessera!.remotePlayers().find((p) => p.id === id);
+      return b && b.health === 100 && Math.abs(b.x) < 1 && b;
+    },
+    bob.wallet.address,
     12_000,
   );
   assert.is(seen.health, 100);
@@ -208,26 +242,25 @@ test('a voice clip from the fake microphone is heard by the nearby player', asyn
   await alice.page.getByRole('button', { name: 'Recording...' }).waitFor();
   await alice.page.waitForTimeout(800);
   await alice.page.mouse.up();
-  assert.is(await until<number>(bob.page, 'window.__tessera.voiceHeard() === 1 && 1'), 1);
+  assert.is(await until(bob.page, () => window.__tessera!.voiceHeard() === 1 && 1), 1);
   assert.is(await alice.page.evaluate(() => window.__tessera!.voiceHeard()), 0, 'nobody hears their own clip');
 });
 
 test('after a server restart both clients resync without a reload', async (world) => {
   const { alice, bob } = world;
-  await stopServer(world.server);
-  world.server = startServer(world.port, world.dataDir);
-  await waitForServer(`http://localhost:${world.port}/index.html`, world.server);
-  await until(alice.page, `document.querySelector('[data-testid=players-online]').innerText.includes('✓')`, 20_000);
-  await until(bob.page, `document.querySelector('[data-testid=players-online]').innerText.includes('✓')`, 20_000);
+  await world.server.stop();
+  ({ server: world.server } = await startE2EServer(world.port, world.dataDir));
+  await until(alice.page, () => document.querySelector<HTMLElement>('[data-testid=players-online]')!.innerText.includes('✓'), undefined, 20_000);
+  await until(bob.page, () => document.querySelector<HTMLElement>('[data-testid=players-online]')!.innerText.includes('✓'), undefined, 20_000);
   const { tileX, tileY } = await landTileRightOf(bob.page);
   await clickTile(bob.page, tileX, tileY, 'left');
-  assert.is(await until<string>(alice.page, `window.__tessera.tileAt(${tileX}, ${tileY})`), 'stone');
+  assert.is(await until(alice.page, ([x, y]) => window.__tessera!.tileAt(x!, y!), [tileX, tileY]), 'stone');
   assert.ok(await remote(alice.page, bob.wallet.address), 'Alice still sees Bob');
 });
 
 test('leaving the game removes the player for the other', async ({ alice, bob }) => {
   await bob.page.goto('/nowhere');
-  await until(alice.page, `!window.__tessera.remotePlayers().some(p => p.id === '${bob.wallet.address}')`);
+  await until(alice.page, (id) => !window.__tessera!.remotePlayers().some((p) => p.id === id), bob.wallet.address);
   await bob.context.close();
 });
 

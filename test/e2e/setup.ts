@@ -3,15 +3,16 @@
  * acquires them in `before` and releases them in `after`; both close once nobody holds them.
  * Each test gets a fresh browser context. E2E_DIST names another build folder than `dist`.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { startServer, type TestServer } from '../support/server.js';
 
 /** Flags for headless Chromium on this machine: no sandbox as root, no network beyond loopback. */
 export const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run', '--disable-sync'];
+
+/** A fake microphone. A page may open it only where its context was granted `microphone`. */
+export const FAKE_MICROPHONE_ARGS = ['--use-fake-device-for-media-stream'];
 
 /** Shared resources of a run. */
 export interface E2E {
@@ -20,8 +21,7 @@ export interface E2E {
 }
 
 let shared: Promise<E2E> | null = null;
-let server: ChildProcess | null = null;
-let dataDir = '';
+let server: Promise<TestServer> | null = null;
 let holders = 0;
 let closeTimer: ReturnType<typeof setTimeout> | undefined;
 
@@ -37,30 +37,25 @@ export function freePort(): Promise<number> {
   });
 }
 
-/** Resolves once `url` answers 200; rejects when `child` exits first or 20 s pass. */
-export async function waitForServer(url: string, child: ChildProcess): Promise<void> {
-  const deadline = Date.now() + 20_000;
-  while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}`);
-    const ok = await fetch(url).then((response) => response.ok, () => false);
-    if (ok) return;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error('server did not start');
+/**
+ * The built server of E2E_DIST (`dist` unless set) on a free port with a temporary DATA_DIR.
+ * Sign-in is bound to SITE_URL: it is the origin the pages are opened at, `http://localhost:<port>`.
+ */
+export async function startE2EServer(port?: number, dataDir?: string): Promise<{ server: TestServer; baseUrl: string }> {
+  const chosen = port ?? (await freePort());
+  const baseUrl = `http://localhost:${chosen}`;
+  const server = await startServer({
+    dataDir,
+    entry: join(process.env.E2E_DIST ?? 'dist', 'server.mjs'),
+    env: { PORT: String(chosen), SITE_URL: baseUrl },
+  });
+  return { server, baseUrl };
 }
 
 async function start(): Promise<E2E> {
-  const port = await freePort();
-  dataDir = await mkdtemp(join(tmpdir(), 'tessera-e2e-'));
-  server = spawn(process.execPath, [join(process.env.E2E_DIST ?? 'dist', 'server.mjs')], {
-    env: { ...process.env, PORT: String(port), DATA_DIR: dataDir },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-  const baseUrl = `http://localhost:${port}`;
-  const [browser] = await Promise.all([
-    chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS }),
-    waitForServer(`${baseUrl}/index.html`, server),
-  ]);
+  const starting = startE2EServer();
+  server = starting.then(({ server: started }) => started);
+  const [browser, { baseUrl }] = await Promise.all([chromium.launch({ executablePath: '/usr/bin/chromium', args: [...CHROMIUM_ARGS, ...FAKE_MICROPHONE_ARGS] }), starting]);
   return { browser, baseUrl };
 }
 
@@ -68,14 +63,9 @@ async function stop(): Promise<void> {
   const running = shared;
   shared = null;
   await (await running?.catch(() => null))?.browser.close();
-  const child = server;
+  const started = server;
   server = null;
-  if (child && child.exitCode === null) {
-    const exited = new Promise((resolve) => child.once('exit', resolve));
-    child.kill();
-    await exited;
-  }
-  await rm(dataDir, { recursive: true, force: true, maxRetries: 5 });
+  await (await started?.catch(() => null))?.stop();
 }
 
 /** Starts (or reuses) the browser and the server. */

@@ -47,7 +47,7 @@ test('a wallet with only signMessage ({ signature }): one signature, accepted se
   await context.close();
 });
 
-test('a reload keeps the session without a new signature; disconnect signs out', async ({ e2e }) => {
+test('a reload keeps the session without a new signature; disconnect ends the session', async ({ e2e }) => {
   const { context, page, token } = await signIn(e2e, true);
   await page.reload();
   await page.getByText('PLAYER READY').waitFor();
@@ -58,6 +58,7 @@ test('a reload keeps the session without a new signature; disconnect signs out',
   const logout = page.waitForResponse((response) => response.url().includes('/auth/v1/logout'));
   await page.getByRole('button', { name: 'DISCONNECT' }).click();
   assert.ok((await logout).ok(), 'the server accepted the sign-out');
+  assert.equal(await backendUser(e2e, token), { status: 403, address: undefined }, 'the signed-out session\'s token is refused');
   await page.waitForFunction(() => !Object.keys(localStorage).some((key) => key.startsWith('sb-') && key.endsWith('-auth-token')));
   await context.close();
 });

@@ -96,3 +96,65 @@ export async function installTestWallet(context: BrowserContext, wallet: TestWal
   const cfg = { address: wallet.address, jwk: wallet.jwk, signIn: behaviour.signIn ?? true, trusted: behaviour.trusted ?? false };
   await context.addInitScript({ content: `(${PROVIDER_SCRIPT})(${JSON.stringify(cfg)});` });
 }
+
+/**
+ * A second kind of test wallet: it is not injected as `window.phantom` but announces itself
+ * through the Wallet Standard (the `wallet-standard:register-wallet` event, and again on the
+ * app's `wallet-standard:app-ready`), with `standard:connect`, `standard:events`,
+ * `solana:signMessage` and `solana:signIn`, as Solflare or Backpack do. Plain JavaScript.
+ */
+const STANDARD_SCRIPT = String.raw`(cfg) => {
+  const key = crypto.subtle.importKey('jwk', cfg.jwk, { name: 'Ed25519' }, false, ['sign']);
+  const sign = async (bytes) => new Uint8Array(await crypto.subtle.sign('Ed25519', await key, bytes));
+  const account = { address: cfg.address, publicKey: new Uint8Array(32), chains: ['solana:mainnet'], features: ['solana:signIn', 'solana:signMessage'] };
+  const calls = { connect: 0, silentConnect: 0, signMessage: 0, signIn: 0 };
+  const TRUST = '__standardWallet_trusted_' + cfg.name;
+  const wallet = {
+    version: '1.0.0',
+    name: cfg.name,
+    icon: 'data:image/svg+xml;base64,PHN2Zy8+',
+    chains: ['solana:mainnet'],
+    accounts: [],
+    features: {
+      'standard:connect': { version: '1.0.0', async connect(input) {
+        if (input && input.silent) { calls.silentConnect++; if (!localStorage.getItem(TRUST)) return { accounts: [] }; }
+        else calls.connect++;
+        localStorage.setItem(TRUST, '1');
+        wallet.accounts = [account];
+        return { accounts: wallet.accounts };
+      } },
+      'standard:disconnect': { version: '1.0.0', async disconnect() { wallet.accounts = []; localStorage.removeItem(TRUST); } },
+      'standard:events': { version: '1.0.0', on() { return () => {}; } },
+      'solana:signMessage': { version: '1.0.0', async signMessage(...inputs) {
+        calls.signMessage++;
+        return Promise.all(inputs.map(async (input) => ({ signedMessage: input.message, signature: await sign(input.message) })));
+      } },
+      'solana:signIn': { version: '1.0.0', async signIn(...inputs) {
+        calls.signIn++;
+        return Promise.all(inputs.map(async (input) => {
+          const lines = [input.domain + ' wants you to sign in with your Solana account:', cfg.address];
+          if (input.statement) lines.push('', input.statement);
+          lines.push('');
+          if (input.uri) lines.push('URI: ' + input.uri);
+          if (input.version) lines.push('Version: ' + input.version);
+          if (input.chainId) lines.push('Chain ID: ' + input.chainId);
+          if (input.nonce) lines.push('Nonce: ' + input.nonce);
+          if (input.issuedAt) lines.push('Issued At: ' + input.issuedAt);
+          const signedMessage = new TextEncoder().encode(lines.join('\n'));
+          wallet.accounts = [account];
+          return { account, signedMessage, signature: await sign(signedMessage) };
+        }));
+      } },
+    },
+  };
+  const callback = ({ register }) => register(wallet);
+  window.addEventListener('wallet-standard:app-ready', (event) => callback(event.detail));
+  window.dispatchEvent(new CustomEvent('wallet-standard:register-wallet', { detail: callback }));
+  window.__standardWallet = { calls, address: cfg.address };
+}`;
+
+/** Announces `wallet` under `name` through the Wallet Standard in every page of `context`. */
+export async function installStandardWallet(context: BrowserContext, wallet: TestWallet, name: string): Promise<void> {
+  const cfg = { address: wallet.address, jwk: wallet.jwk, name };
+  await context.addInitScript({ content: `(${STANDARD_SCRIPT})(${JSON.stringify(cfg)});` });
+}

@@ -1,19 +1,23 @@
 import { useEffect, type RefObject } from 'react';
+import { createSoundEffects } from '../../audio/effects.js';
 import { mountGame } from '../../game/mount.js';
 import { connectMultiplayer } from '../../multiplayer/connect-multiplayer.js';
 import { createHudSink } from '../../state/hud-sink.js';
 import { gameHandleAtom } from '../../state/hud-atoms.js';
+import { soundSettingsAtom } from '../../state/sound-atoms.js';
 import { store } from '../../state/store.js';
 import { appearanceAtom, publicKeyAtom, signedInAtom, usernameAtom } from '../../state/wallet-atoms.js';
 
 /**
- * Mounts the engine on `canvas` for as long as the game screen is shown, and joins the shared
- * world once the wallet's backend session exists.
+ * Mounts the engine on `canvas` for as long as the game screen is shown (fitted to the screen
+ * when `fit`), with its sound effects, and joins the shared world once the wallet's backend
+ * session exists.
  */
-export function useGameEngine(canvas: RefObject<HTMLCanvasElement | null>): void {
+export function useGameEngine(canvas: RefObject<HTMLCanvasElement | null>, fit: boolean): void {
   useEffect(() => {
     if (!canvas.current) return;
     const hud = createHudSink(store);
+    const sounds = createSoundEffects(() => store.get(soundSettingsAtom));
     const name = store.get(usernameAtom) ?? 'Anonymous';
     const playerId = store.get(publicKeyAtom) ?? 'unknown';
     hud.set('name', name);
@@ -23,6 +27,8 @@ export function useGameEngine(canvas: RefObject<HTMLCanvasElement | null>): void
       name,
       appearance: store.get(appearanceAtom),
       hud,
+      fit,
+      sounds,
     });
     store.set(gameHandleAtom, handle);
 
@@ -43,7 +49,8 @@ export function useGameEngine(canvas: RefObject<HTMLCanvasElement | null>): void
       unsubscribe();
       store.set(gameHandleAtom, null);
       handle.dispose();
+      sounds.dispose();
       void leave?.then((stop) => stop?.());
     };
-  }, [canvas]);
+  }, [canvas, fit]);
 }

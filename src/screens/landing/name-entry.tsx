@@ -1,7 +1,11 @@
+import { useAtomValue } from 'jotai';
 import { useState, type FormEvent } from 'react';
+import { normaliseName } from '../../../components/text.js';
+import { publicKeyAtom } from '../../state/wallet-atoms.js';
 import { saveUsername } from '../../wallet/session.js';
+import { nameRefusal } from './name-check.js';
 
-/** The longest player name (SPEC.md §9). */
+/** The longest player name (docs/game-rules.md §9). */
 export const NAME_MAX_LENGTH = 20;
 
 /** Props of {@link NameEntry}. */
@@ -11,18 +15,30 @@ export interface NameEntryProps {
   onDone(): void;
 }
 
-/** Name input: CONFIRM saves the trimmed name; CANCEL appears only when a name exists. */
+/**
+ * Name input: CONFIRM saves the trimmed name (NFKC-normalised, as the server stores it) unless it
+ * has a forbidden character or another player holds it, which the entry says instead; CANCEL
+ * appears only when a name exists.
+ */
 export function NameEntry({ current, onDone }: NameEntryProps) {
+  const publicKey = useAtomValue(publicKeyAtom);
   const [draft, setDraft] = useState(current ?? '');
+  const [problem, setProblem] = useState<string | null>(null);
+  const [checking, setChecking] = useState(false);
   const name = draft.trim();
-  const submit = (event: FormEvent) => {
+  const submit = async (event: FormEvent) => {
     event.preventDefault();
-    if (!name) return;
-    saveUsername(name);
+    if (!name || checking) return;
+    setChecking(true);
+    const refusal = await nameRefusal(name, publicKey);
+    setChecking(false);
+    setProblem(refusal);
+    if (refusal) return;
+    saveUsername(normaliseName(name));
     onDone();
   };
   return (
-    <form className="name-entry" onSubmit={submit}>
+    <form className="name-entry" onSubmit={(event) => void submit(event)}>
       <label className="field-label" htmlFor="player-name">
         CHOOSE YOUR NAME
       </label>
@@ -34,10 +50,18 @@ export function NameEntry({ current, onDone }: NameEntryProps) {
         autoComplete="off"
         autoFocus
         value={draft}
-        onChange={(event) => setDraft(event.target.value)}
+        onChange={(event) => {
+          setDraft(event.target.value);
+          setProblem(null);
+        }}
       />
+      {problem ? (
+        <p className="name-problem" role="alert">
+          {problem}
+        </p>
+      ) : null}
       <div className="button-row">
-        <button type="submit" className="pixel-button pixel-button--go" disabled={!name}>
+        <button type="submit" className="pixel-button pixel-button--go" disabled={!name || checking}>
           CONFIRM
         </button>
         {current ? (
