@@ -7,28 +7,27 @@
  *   player heard everyone.
  * - "world-load": a client loads a world of 100,000 blocks; ms until its surroundings are
  *   shown and until the whole table is loaded.
- * Each figure is the median of several runs where the issue asks for one.
+ * Run figures are given as min/median/max of several runs. `--quick` runs fewer, shorter cases.
  */
 import { chromium } from 'playwright-core';
-import { biomeAt } from '../components/terrain.js';
-import { POSE_SEND_MS } from '../net/constants.js';
+import { biomeAt, WORLD_SEED } from '../components/terrain.js';
+import { POSE_KEYFRAME_STEPS } from '../net/poses.js';
 import { createBlockSync } from '../net/blocks.js';
 import { startDatabase } from '../server/db/index.js';
-import { DEFAULT_SEED } from '../src/game/mount.js';
 import { CHROMIUM_ARGS } from '../test/e2e/setup.js';
 import { enterWorld } from '../test/e2e/enter-world.js';
 import { makeDataDir, removeDataDir, signInPlayer, startTestServer, type TestServer } from '../test/server/harness.js';
 import { startHeadlessPlayer, type HeadlessPlayer } from '../test/server/headless-player.js';
-import { median, percentile, round } from './stats.js';
+import { median, percentile, pick, printHeader, round, spread } from './stats.js';
 
-const PLACEMENTS = 25;
-const POSE_RUNS = 3;
-const POSE_SECONDS = 4;
+const PLACEMENTS = pick(25, 8);
+const POSE_RUNS = pick(3, 2);
+const POSE_SECONDS = pick(4, 2);
 const GROUPS = 5;
 const GROUP_SIZE = 10;
-const INTEREST_SECONDS = 6;
-const WORLD_BLOCKS = 100_000;
-const LOAD_RUNS = 3;
+const INTEREST_SECONDS = pick(6, 3);
+const WORLD_BLOCKS = pick(100_000, 20_000);
+const LOAD_RUNS = pick(3, 2);
 
 const print = (row: Record<string, unknown>) => console.log(JSON.stringify(row));
 
@@ -51,7 +50,7 @@ async function placementLatency(server: TestServer): Promise<void> {
       for (let dx = 2; dx <= 10 && targets.length < PLACEMENTS; dx++) {
         const x = Math.floor(me.x / 32) + dx;
         const y = Math.floor(me.y / 32) + dy;
-        if (!biomeAt(x, y, DEFAULT_SEED).includes('ocean')) targets.push({ x, y });
+        if (!biomeAt(x, y, WORLD_SEED).includes('ocean')) targets.push({ x, y });
       }
     }
     // Plain page script: helpers the TypeScript loader adds to named functions do not exist in the page.
@@ -133,7 +132,7 @@ async function poseRate(server: TestServer): Promise<void> {
     rates.push(listener.posesHeard / POSE_SECONDS);
     await Promise.all([mover.session.close(), listener.session.close()]);
   }
-  print({ bench: 'multiplayer', case: 'pose-rate', runs: POSE_RUNS, hz: round(median(rates)), sendIntervalMs: POSE_SEND_MS });
+  print({ bench: 'multiplayer', case: 'pose-rate', runs: POSE_RUNS, hz: spread(rates), keyframeSteps: POSE_KEYFRAME_STEPS });
 }
 
 /** 50 walkers in 5 groups far apart: each should hear its own group only. */
@@ -149,7 +148,8 @@ async function interest(server: TestServer): Promise<void> {
   await sleep(INTEREST_SECONDS * 1000);
   stop();
   const inbound = walkers.map((w) => w.posesHeard / INTEREST_SECONDS);
-  const sentPerPlayer = 1000 / POSE_SEND_MS;
+  // A walker sends a keyframe every POSE_KEYFRAME_STEPS steps of 16 ms, plus an event per turn.
+  const sentPerPlayer = 1000 / (POSE_KEYFRAME_STEPS * 16);
   print({
     bench: 'multiplayer',
     case: 'interest',
@@ -167,7 +167,7 @@ async function interest(server: TestServer): Promise<void> {
 /** A world of 100,000 blocks written straight into a fresh database, then loaded by a client. */
 async function worldLoad(): Promise<void> {
   const dataDir = await makeDataDir();
-  const db = await startDatabase(dataDir, 'supabase/migrations');
+  const db = await startDatabase({ dataDir, migrationsDir: 'supabase/migrations' });
   // A 401 x 250-tile area around spawn, spawn itself left empty.
   await db.exec(`
     insert into public.game_blocks (x, y, block_type, player_id, player_name)
@@ -200,13 +200,14 @@ async function worldLoad(): Promise<void> {
       near.push(nearAt - started);
       await blocks.close();
     }
-    print({ bench: 'multiplayer', case: 'world-load', blocks: rows[0]!.n, loaded, runs: LOAD_RUNS, surroundingsMs: round(median(near)), allMs: round(median(all)) });
+    print({ bench: 'multiplayer', case: 'world-load', blocks: rows[0]!.n, loaded, runs: LOAD_RUNS, surroundingsMs: spread(near), allMs: spread(all) });
   } finally {
     await server.stop();
     await removeDataDir(dataDir);
   }
 }
 
+printHeader('multiplayer', { warmups: 0, runs: POSE_RUNS, placements: PLACEMENTS, loadRuns: LOAD_RUNS, worldBlocks: WORLD_BLOCKS });
 await worldLoad();
 const server = await startTestServer();
 try {

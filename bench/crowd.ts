@@ -1,0 +1,342 @@
+/**
+ * Crowd figures for the live layer, as JSON lines. Headless players run the game's own `net/`
+ * code (`startHeadlessPlayer`) against the built server, which is pinned to one core with its
+ * PostgreSQL while this process (the load) runs on the other.
+ *
+ * - "crowd": players walking in random directions inside one 800x600 screen around spawn, one
+ *   in ten placing a block every 3 s: pose sender -> receiver latency, how often each walker is
+ *   heard by each other player, how soon a direction change is heard, block latency to every
+ *   other player and blocks never seen, a bystander's REST latency, server CPU and memory (PSS), and
+ *   disconnects.
+ * - "spread": players each walking in a region of its own, far apart: the same figures.
+ *
+ * Players are placed by writing their presence rows before the server starts (a new player
+ * otherwise enters at spawn and would need minutes to walk apart). `--quick` runs smaller, shorter
+ * cases; `--players N` and `--spread N` set the crowd sizes.
+ */
+import { execFileSync } from 'node:child_process';
+import { cpus } from 'node:os';
+import { isWaterTile, WORLD_SEED } from '../components/terrain.js';
+import { startDatabase } from '../server/db/index.js';
+import { createTestWallet, makeDataDir, removeDataDir, signInPlayer, startTestServer, type TestPlayer, type TestServer } from '../test/server/harness.js';
+import { startHeadlessPlayer, type HeadlessPlayer } from '../test/server/headless-player.js';
+import { cpuSeconds, pssMb, serverPids } from './processes.js';
+import { percentile, pick, printHeader, round } from './stats.js';
+
+const argument = (name: string, fallback: number) => {
+  const at = process.argv.indexOf(name);
+  return at > 0 ? Number(process.argv[at + 1]) : fallback;
+};
+
+const CROWD = argument('--players', pick(250, 60));
+const SPREAD = argument('--spread', pick(1000, 150));
+const SECONDS = pick(30, 10);
+/** Walkers move 3 px per 16 ms step, the game's speed. */
+const SPEED_PX_PER_MS = 3 / 16;
+const PLACE_EVERY_MS = 3000;
+/** Pixels between two spread players: more than two regions, so none hears another. */
+const SPREAD_GAP_PX = 3 * 1024;
+
+const print = (row: Record<string, unknown>) => console.log(JSON.stringify(row));
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Pins `pid` and all its threads to `cores` (a taskset list); false where taskset is missing. */
+function pin(pid: number, cores: string): boolean {
+  try {
+    execFileSync('taskset', ['-a', '-p', '-c', cores, String(pid)], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** CPU seconds and PSS (MB) of the server's processes, summed. */
+async function usage(server: TestServer): Promise<{ cpu: number; pss: number }> {
+  const pids = await serverPids(server);
+  return { cpu: pids.reduce((sum, pid) => sum + cpuSeconds(pid), 0), pss: pids.reduce((sum, pid) => sum + pssMb(pid), 0) };
+}
+
+/** A walker's direction: unit steps in x and y (one of eight, never standing still). */
+function randomDirection(): { dx: number; dy: number; facing: number } {
+  const angle = (Math.floor(Math.random() * 8) * Math.PI) / 4;
+  const dx = Math.round(Math.cos(angle) * 100) / 100;
+  const dy = Math.round(Math.sin(angle) * 100) / 100;
+  return { dx, dy, facing: dx < 0 ? -1 : 1 };
+}
+
+interface Walker {
+  headless: HeadlessPlayer;
+  /** Where the walker must stay (pixels). */
+  box: { left: number; top: number; right: number; bottom: number };
+  direction: { dx: number; dy: number; facing: number };
+  /** When the current direction started (ms since the epoch). */
+  changedAt: number;
+  nextChange: number;
+}
+
+interface Figures {
+  poseLatency: number[];
+  directionHeard: number[];
+  /** Per (receiver, sender) pair: updates heard per second and the longest gap between two. */
+  heardRate: number[];
+  heardGap: number[];
+  blockLatency: number[];
+  blocksMissed: number;
+  blocksPlaced: number;
+  rest: number[];
+  disconnects: number;
+}
+
+/** Writes a presence row for each wallet at its start position, before the server runs. */
+async function seedPresence(dataDir: string, starts: Array<{ address: string; name: string; x: number; y: number }>): Promise<void> {
+  const db = await startDatabase({ dataDir, migrationsDir: 'supabase/migrations' });
+  try {
+    const rows = JSON.stringify(starts.map(({ address, name, x, y }) => ({ player_id: address, player_name: name, x, y })));
+    await db.query(
+      `insert into public.game_players (player_id, player_name, x, y)
+       select player_id, player_name, x, y from jsonb_to_recordset($1::jsonb) as r(player_id text, player_name text, x int, y int)`,
+      [rows],
+    );
+  } finally {
+    await db.close();
+  }
+}
+
+/** Runs `work` over `items` with at most `limit` at once. */
+async function inBatches<T, R>(items: readonly T[], limit: number, work: (item: T, index: number) => Promise<R>): Promise<R[]> {
+  const results: R[] = new Array(items.length);
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: Math.min(limit, items.length) }, async () => {
+      while (next < items.length) {
+        const index = next++;
+        results[index] = await work(items[index]!, index);
+      }
+    }),
+  );
+  return results;
+}
+
+/**
+ * One case: `count` players starting at `start(i)` and walking inside `box(i)`; every tenth
+ * places a block every 3 s when `build`. Prints one JSON line.
+ */
+async function runCase(
+  name: string,
+  count: number,
+  start: (i: number) => { x: number; y: number },
+  box: (i: number) => Walker['box'],
+  build: boolean,
+): Promise<void> {
+  const wallets = Array.from({ length: count }, () => createTestWallet());
+  const names = wallets.map((_, i) => `Crowd${String(i).padStart(4, '0')}`);
+  const dataDir = await makeDataDir();
+  await seedPresence(dataDir, wallets.map((wallet, i) => ({ address: wallet.address, name: names[i]!, ...start(i) })));
+  const server = await startTestServer(dataDir);
+  const pinned = cpus().length >= 2 && (await serverPids(server)).every((pid) => pin(pid, '0')) && pin(process.pid, '1');
+  const figures: Figures = {
+    poseLatency: [], directionHeard: [], heardRate: [], heardGap: [], blockLatency: [],
+    blocksMissed: 0, blocksPlaced: 0, rest: [], disconnects: 0,
+  };
+  const walkers: Walker[] = [];
+  /** Per receiver index: sender id -> times heard (ms). */
+  const heard = new Map<number, Map<string, number[]>>();
+  /** Per receiver index: tile key -> when its blockSet arrived. */
+  const blocksSeen = new Map<number, Map<string, number>>();
+  const byId = new Map<string, Walker>();
+  /** 'receiver:sender@changedAt' for each direction change already heard. */
+  const directionKeys = new Set<string>();
+  const refused = new Set<string>();
+  let measuring = false;
+  try {
+    const players: TestPlayer[] = await inBatches(wallets, 8, (wallet) => signInPlayer(server, wallet));
+    const idle = await usage(server);
+    await inBatches(players, 8, async (player, i) => {
+      const at = start(i);
+      const heardHere = new Map<string, number[]>();
+      const seenHere = new Map<string, number>();
+      heard.set(i, heardHere);
+      blocksSeen.set(i, seenHere);
+      const headless = await startHeadlessPlayer(server, player, {
+        name: names[i]!,
+        pose: { x: at.x, y: at.y, facing: 1, moving: false },
+        onConnected(connected) {
+          if (!connected && measuring) figures.disconnects++;
+        },
+        onEvent(event) {
+          if (!measuring) return;
+          const now = Date.now();
+          if (event.kind === 'playerPose') {
+            figures.poseLatency.push(now - event.t);
+            let times = heardHere.get(event.id);
+            if (!times) heardHere.set(event.id, (times = []));
+            times.push(now);
+            const sender = byId.get(event.id);
+            const key = sender && `${i}:${event.id}@${sender.changedAt}`;
+            if (sender && key && event.t >= sender.changedAt && !directionKeys.has(key)) {
+              directionKeys.add(key);
+              figures.directionHeard.push(now - sender.changedAt);
+            }
+          } else if (event.kind === 'blockRefused') {
+            refused.add(`${event.x},${event.y}`);
+          } else if (event.kind === 'blockSet' && event.live) {
+            const key = `${event.x},${event.y}`;
+            if (!seenHere.has(key)) seenHere.set(key, now);
+          }
+        },
+      });
+      const walker: Walker = { headless, box: box(i), direction: randomDirection(), changedAt: 0, nextChange: 0 };
+      walkers[i] = walker;
+      byId.set(player.address, walker);
+    });
+
+    // The bystander: a signed-in player reading the blocks around spawn, as a client does on load.
+    const bystander = await signInPlayer(server);
+    const placedAt = new Map<string, number>();
+    const used = new Set<string>();
+    let stepping = true;
+    const began = Date.now();
+    measuring = true;
+    let last = Date.now();
+    const steps = (async () => {
+      while (stepping) {
+        await sleep(16);
+        const now = Date.now();
+        const elapsed = Math.min(now - last, 100);
+        last = now;
+        for (const walker of walkers) {
+          const pose = walker.headless.pose;
+          if (now >= walker.nextChange) {
+            walker.direction = randomDirection();
+            walker.changedAt = now;
+            walker.nextChange = now + 1000 + Math.random() * 2000;
+          }
+          let x = pose.x + walker.direction.dx * SPEED_PX_PER_MS * elapsed;
+          let y = pose.y + walker.direction.dy * SPEED_PX_PER_MS * elapsed;
+          const { left, top, right, bottom } = walker.box;
+          if (x < left || x > right) walker.direction.dx *= -1;
+          if (y < top || y > bottom) walker.direction.dy *= -1;
+          x = Math.min(Math.max(x, left), right);
+          y = Math.min(Math.max(y, top), bottom);
+          walker.headless.pose = { x, y, facing: walker.direction.dx < 0 ? -1 : 1, moving: true };
+        }
+      }
+    })();
+    const placing = build
+      ? (async () => {
+          while (stepping) {
+            for (let i = 0; i < walkers.length; i += 10) {
+              const walker = walkers[i]!;
+              const tile = freeTileNear(walker.headless.pose, used);
+              if (!tile) continue;
+              placedAt.set(`${tile.x},${tile.y}`, Date.now());
+              walker.headless.queues.outbox.push({ kind: 'placeBlock', x: tile.x, y: tile.y, blockType: 'stone', inventory: true });
+            }
+            await sleep(PLACE_EVERY_MS);
+          }
+        })()
+      : Promise.resolve();
+    const reading = (async () => {
+      while (stepping) {
+        const started = performance.now();
+        await bystander.client.from('game_blocks').select('x, y, block_type').gte('x', -12).lte('x', 12).gte('y', -9).lte('y', 9);
+        figures.rest.push(performance.now() - started);
+        await sleep(100);
+      }
+    })();
+    const before = await usage(server);
+    await sleep(SECONDS * 1000);
+    const after = await usage(server);
+    stepping = false;
+    await Promise.all([steps, placing, reading]);
+    // Blocks still on their way get 5 s more before they count as missed.
+    await sleep(5000);
+    measuring = false;
+    const ran = Date.now() - began;
+    for (const [i, heardHere] of build ? heard : []) {
+      for (const walker of walkers) {
+        if (walker === walkers[i]) continue;
+        const times = heardHere.get(walker.headless.player.address) ?? [];
+        figures.heardRate.push((times.length * 1000) / ran);
+        let gap = times.length === 0 ? ran : times[0]! - began;
+        for (let k = 1; k < times.length; k++) gap = Math.max(gap, times[k]! - times[k - 1]!);
+        figures.heardGap.push(gap);
+      }
+    }
+    for (const [key, at] of placedAt) {
+      if (refused.has(key)) continue; // the server refused it: not a block anyone should see
+      figures.blocksPlaced++;
+      for (const [i, seenHere] of blocksSeen) {
+        const seen = seenHere.get(key);
+        if (seen === undefined) {
+          if (!walkers[i]!.headless.tiles.has(key)) figures.blocksMissed++;
+        } else figures.blockLatency.push(seen - at);
+      }
+    }
+    const cpuCores = (after.cpu - before.cpu) / SECONDS;
+    print({
+      bench: 'crowd',
+      case: name,
+      players: count,
+      seconds: SECONDS,
+      pinned,
+      pose_p50_ms: round(percentile(figures.poseLatency, 50), 1),
+      pose_p99_ms: round(percentile(figures.poseLatency, 99), 1),
+      heard_per_s_p10: round(percentile(figures.heardRate, 10), 2),
+      heard_per_s_p50: round(percentile(figures.heardRate, 50), 2),
+      heard_gap_p99_ms: Math.round(percentile(figures.heardGap, 99)),
+      direction_heard_p99_ms: Math.round(percentile(figures.directionHeard, 99)),
+      blocks_placed: figures.blocksPlaced,
+      block_p99_ms: Math.round(percentile(figures.blockLatency, 99)),
+      blocks_missed: figures.blocksMissed,
+      rest_p99_ms: round(percentile(figures.rest, 99), 1),
+      server_cpu_cores: round(cpuCores, 2),
+      server_pss_mb: Math.round(after.pss),
+      server_idle_pss_mb: Math.round(idle.pss),
+      disconnects: figures.disconnects,
+    });
+  } finally {
+    measuring = false;
+    await inBatches(walkers.filter(Boolean), 16, (walker) => walker.headless.session.close().catch(() => undefined));
+    await server.stop();
+    await removeDataDir(dataDir);
+  }
+}
+
+/** A land tile outside spawn within 4 tiles of `pose` that no block was placed on yet. */
+function freeTileNear(pose: { x: number; y: number }, used: Set<string>): { x: number; y: number } | null {
+  const cx = Math.floor(pose.x / 32);
+  const cy = Math.floor(pose.y / 32);
+  for (let tries = 0; tries < 40; tries++) {
+    const x = cx + Math.floor(Math.random() * 9) - 4;
+    const y = cy + Math.floor(Math.random() * 9) - 4;
+    const key = `${x},${y}`;
+    if ((Math.abs(x) <= 2 && Math.abs(y) <= 2) || used.has(key) || isWaterTile(x, y, WORLD_SEED)) continue;
+    used.add(key);
+    return { x, y };
+  }
+  return null;
+}
+
+printHeader('crowd', { warmups: 0, runs: 1, seconds: SECONDS, crowd: CROWD, spread: SPREAD });
+
+// The crowd: everyone inside the 800x600 screen centred on spawn.
+const screen = { left: -380, top: -280, right: 380, bottom: 280 };
+await runCase(
+  'crowd',
+  CROWD,
+  () => ({ x: Math.round(screen.left + Math.random() * (screen.right - screen.left)), y: Math.round(screen.top + Math.random() * (screen.bottom - screen.top)) }),
+  () => screen,
+  true,
+);
+
+// The spread: a square grid of players, each in a box of its own far from the others.
+const side = Math.ceil(Math.sqrt(SPREAD));
+const cell = (i: number) => ({ cx: ((i % side) - side / 2) * SPREAD_GAP_PX, cy: (Math.floor(i / side) - side / 2) * SPREAD_GAP_PX + SPREAD_GAP_PX / 2 });
+await runCase(
+  'spread',
+  SPREAD,
+  (i) => ({ x: Math.round(cell(i).cx), y: Math.round(cell(i).cy) }),
+  (i) => ({ left: cell(i).cx - 300, top: cell(i).cy - 200, right: cell(i).cx + 300, bottom: cell(i).cy + 200 }),
+  false,
+);

@@ -1,0 +1,256 @@
+/**
+ * Floods benchmark: the hostile floods of the live layer against the embedded server (started as
+ * bench/server.ts does, through test/support), each while another player reads over REST.
+ * Prints one JSON line per flood with the medians of the runs: the server's RSS (the node
+ * process) before, at its peak during, and after the flood, and the other player's REST p95.
+ * Targets: RSS within idle + 150 MB, REST p95 < 50 ms.
+ *   channels: one socket asks for 5,000 channels, stops reading, and a player keeps posing on them.
+ *   poses:    a signed-in player sends 5,000 poses with invented ids on its region.
+ *   unknown:  200 anon joins of postgres_changes on tables that do not exist (10 sockets).
+ *   messages: 20 anon sockets each send 2,000 broadcasts on one topic that 10 sockets listen to.
+ */
+import { spawn } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
+import WebSocket from 'ws';
+import { signInPlayer, type TestPlayer } from '../test/server/harness.js';
+import { enterAtSpawn } from '../test/server/rules.js';
+import { makeDataDir, startServer, type TestServer as Server } from '../test/support/server.js';
+import { waitFor } from '../test/support/wait.js';
+import { QUICK, median, percentile, printHeader, round } from './stats.js';
+
+const RUNS = QUICK ? 1 : 3;
+
+/** Resident memory of process `pid`, in MB. */
+async function rssMb(pid: number): Promise<number> {
+  const status = await readFile(`/proc/${pid}/status`, 'utf8');
+  return Number(/VmRSS:\s+(\d+)/.exec(status)![1]) / 1024;
+}
+
+/** A raw Phoenix socket (vsn 2.0.0) that counts what it receives and can stop reading. */
+async function socket(server: Server, onFrame: (data: Buffer) => void = () => {}): Promise<WebSocket> {
+  const ws = new WebSocket(`${server.url.replace('http', 'ws')}/realtime/v1/websocket?apikey=${server.anonKey}&vsn=2.0.0`);
+  ws.on('message', onFrame);
+  ws.on('error', () => {});
+  await new Promise((resolve, reject) => ws.once('open', resolve).once('error', reject));
+  return ws;
+}
+
+/** A heartbeat answered once the socket's budget refills: every frame sent before it was handled. */
+async function barrier(s: { request(frame: unknown[]): Promise<unknown> }): Promise<void> {
+  let n = 0;
+  await waitFor(() => Promise.race([s.request([null, `done${++n}`, 'phoenix', 'heartbeat', {}]).then(() => true), new Promise<false>((r) => setTimeout(() => r(false), 200))]), {
+    timeout: 10_000,
+    interval: 0,
+    message: 'a heartbeat answered after the flood',
+  });
+}
+
+/** Sends a frame and resolves with the reply to `ref`. */
+function request(ws: WebSocket, frame: unknown[], replies: Map<string, (reply: unknown) => void>): Promise<unknown> {
+  return new Promise((resolve) => {
+    replies.set(String(frame[1]), resolve);
+    ws.send(JSON.stringify(frame));
+  });
+}
+
+async function replySocket(server: Server): Promise<{ ws: WebSocket; request(frame: unknown[]): Promise<unknown> }> {
+  const replies = new Map<string, (reply: unknown) => void>();
+  const ws = await socket(server, (data) => {
+    if (data[0] !== 0x5b) return;
+    const frame = JSON.parse(data.toString()) as unknown[];
+    if (frame[3] === 'phx_reply') replies.get(String(frame[1]))?.(frame[4]);
+  });
+  return { ws, request: (frame) => request(ws, frame, replies) };
+}
+
+async function accessToken(player: TestPlayer): Promise<string> {
+  const { data } = await player.client.auth.getSession();
+  return data.session!.access_token;
+}
+
+/**
+ * The other player's client, in its own process so that the flooding code here cannot delay it:
+ * reads one after another until told to stop on stdin, then prints their latencies in ms.
+ */
+const PROBE = `
+const [url, apikey, token] = process.argv.slice(1);
+const times = [];
+let done = false;
+process.stdin.on('data', () => (done = true));
+(async () => {
+  await fetch(url + '/rest/v1/game_players?select=player_id&limit=1', { headers: { apikey, authorization: 'Bearer ' + token } }).then((r) => r.arrayBuffer());
+  process.stdout.write('ready\\n');
+  while (!done || times.length < 20) {
+    const started = performance.now();
+    const response = await fetch(url + '/rest/v1/game_players?select=player_id,x,y&limit=50', { headers: { apikey, authorization: 'Bearer ' + token } });
+    await response.arrayBuffer();
+    times.push(performance.now() - started);
+  }
+  process.stdout.write(JSON.stringify(times));
+  process.exit(0);
+})();`;
+
+/** Starts the REST probe; `stop()` resolves with its latencies. */
+async function restProbe(server: Server, token: string): Promise<{ stop(): Promise<number[]> }> {
+  const child = spawn(process.execPath, ['-e', PROBE, server.url, server.anonKey, token], { stdio: ['pipe', 'pipe', 'inherit'] });
+  let out = '';
+  child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  // Warmed up (its first request opens the connection) before the flood starts.
+  await waitFor(() => out.startsWith('ready\n'), { timeout: 10_000, message: 'the REST probe' });
+  out = '';
+  return {
+    async stop() {
+      child.stdin.end('stop');
+      await exited;
+      return JSON.parse(out) as number[];
+    },
+  };
+}
+
+/** Runs `flood` while probing REST and sampling RSS; returns the figures of one run. */
+async function measure(server: Server, bystander: string, flood: () => Promise<() => void>) {
+  const pid = server.child.pid!;
+  const before = await rssMb(pid);
+  let peak = before;
+  const sampler = setInterval(() => void rssMb(pid).then((mb) => (peak = Math.max(peak, mb))), 50);
+  const probe = await restProbe(server, bystander);
+  const cleanup = await flood();
+  const times = await probe.stop();
+  clearInterval(sampler);
+  peak = Math.max(peak, await rssMb(pid));
+  cleanup();
+  // Sockets closed: wait until the server let go of them (RSS no longer falling over 200 ms).
+  let after = await rssMb(pid);
+  await waitFor(
+    async () => {
+      const next = await rssMb(pid);
+      const settled = Math.abs(next - after) < 1;
+      after = next;
+      return settled;
+    },
+    { timeout: 10_000, interval: 200, message: 'RSS to settle' },
+  ).catch(() => {});
+  return { before, peak, after, p95: percentile(times, 95), reads: times.length };
+}
+
+/** 5,000 joins on one socket, which then stops reading while a player poses on its channels for 3 s. */
+function channelsFlood(server: Server, poser: TestPlayer) {
+  return async () => {
+    const hog = await socket(server);
+    const raw = (hog as unknown as { _socket: import('node:net').Socket })._socket;
+    for (let i = 0; i < 5000; i++) hog.send(JSON.stringify([`${i}`, `${i}`, `realtime:hog-${i % 100}`, 'phx_join', {}]));
+    raw.pause();
+    const sender = await replySocket(server);
+    await sender.request(['s', 's0', 'realtime:hog-0', 'phx_join', { access_token: await accessToken(poser) }]);
+    const until = performance.now() + 3000;
+    let n = 0;
+    await waitFor(
+      () => {
+        for (let i = 0; i < 5; i++) sender.ws.send(JSON.stringify(['s', null, 'realtime:hog-0', 'broadcast', { type: 'broadcast', event: 'pose', payload: { n: n++, pad: 'x'.repeat(2000) } }]));
+        return performance.now() >= until;
+      },
+      { timeout: 5000, interval: 50 },
+    );
+    return () => {
+      hog.terminate();
+      sender.ws.close();
+    };
+  };
+}
+
+/** 5,000 poses with invented ids from one signed-in player in its region, as fast as it can send. */
+function posesFlood(server: Server, sender: TestPlayer, listener: TestPlayer) {
+  return async () => {
+    const topic = 'realtime:region:0:0';
+    let heard = 0;
+    const listen = await replySocket(server);
+    listen.ws.on('message', (_data: Buffer, binary: boolean) => binary && heard++);
+    await listen.request(['l', 'l0', topic, 'phx_join', { config: { private: true }, access_token: await accessToken(listener) }]);
+    const send = await replySocket(server);
+    await send.request(['s', 's0', topic, 'phx_join', { config: { private: true, broadcast: { ack: true } }, access_token: await accessToken(sender) }]);
+    for (let i = 0; i < 5000; i++) {
+      send.ws.send(JSON.stringify(['s', `p${i}`, topic, 'broadcast', { type: 'broadcast', event: 'pose', payload: { id: `invented-${i}`, x: i, y: 0 } }]));
+    }
+    await barrier(send);
+    await barrier(listen);
+    console.error(`poses: ${heard} of 5000 reached the listener`);
+    return () => {
+      listen.ws.close();
+      send.ws.close();
+    };
+  };
+}
+
+/** 200 anon joins of postgres_changes on missing tables, 20 on each of 10 sockets. */
+function unknownFlood(server: Server) {
+  return async () => {
+    const sockets = await Promise.all(Array.from({ length: 10 }, () => replySocket(server)));
+    const started = performance.now();
+    await Promise.all(
+      sockets.flatMap((s, n) =>
+        Array.from({ length: 20 }, (_, i) =>
+          s.request([`${i}`, `${i}`, `realtime:u-${n}-${i}`, 'phx_join', { config: { postgres_changes: [{ event: '*', schema: 'public', table: `missing_${n}_${i}` }] } }]),
+        ),
+      ),
+    );
+    console.error(`unknown: 200 joins answered in ${round(performance.now() - started)} ms`);
+    return () => sockets.forEach((s) => s.ws.close());
+  };
+}
+
+/** 20 anon sockets each send 2,000 broadcasts on one topic that 10 sockets listen to. */
+function messagesFlood(server: Server) {
+  return async () => {
+    const listeners = await Promise.all(Array.from({ length: 10 }, () => replySocket(server)));
+    await Promise.all(listeners.map((l, n) => l.request([`${n}`, 'j', 'realtime:crowd', 'phx_join', {}])));
+    const senders = await Promise.all(Array.from({ length: 20 }, () => replySocket(server)));
+    await Promise.all(senders.map((s, n) => s.request([`${n}`, 'j', 'realtime:crowd', 'phx_join', {}])));
+    for (const [n, s] of senders.entries()) {
+      for (let i = 0; i < 2000; i++) s.ws.send(JSON.stringify([`${n}`, null, 'realtime:crowd', 'broadcast', { type: 'broadcast', event: 'm', payload: { i } }]));
+    }
+    await Promise.all(senders.map((s) => barrier(s)));
+    return () => [...listeners, ...senders].forEach((s) => s.ws.close());
+  };
+}
+
+printHeader('floods', { warmups: 0, runs: RUNS });
+const server = await startServer({ dataDir: await makeDataDir() });
+try {
+  const [bystander, poser, listener] = await Promise.all([signInPlayer(server), signInPlayer(server), signInPlayer(server)]);
+  await Promise.all([enterAtSpawn(bystander), enterAtSpawn(poser), enterAtSpawn(listener)]);
+  const bystanderToken = await accessToken(bystander);
+  await (await restProbe(server, bystanderToken)).stop();
+  const idle = await rssMb(server.child.pid!);
+  const floods: Array<[string, () => Promise<() => void>]> = [
+    ['channels', channelsFlood(server, poser)],
+    ['poses', posesFlood(server, poser, listener)],
+    ['unknown', unknownFlood(server)],
+    ['messages', messagesFlood(server)],
+  ];
+  for (const [name, flood] of floods) {
+    const runs: Array<Awaited<ReturnType<typeof measure>>> = [];
+    for (let run = 0; run < RUNS; run++) {
+      // Presence goes stale after 30 s: refresh it so region floods stay authorised.
+      await Promise.all([enterAtSpawn(poser), enterAtSpawn(listener)]);
+      runs.push(await measure(server, bystanderToken, flood));
+    }
+    const med = (pick: (r: (typeof runs)[number]) => number) => round(median(runs.map(pick)));
+    console.log(
+      JSON.stringify({
+        bench: 'floods',
+        case: name,
+        runs: RUNS,
+        idle_rss_mb: round(idle),
+        rss_before_mb: med((r) => r.before),
+        rss_peak_mb: med((r) => r.peak),
+        rss_after_mb: med((r) => r.after),
+        rest_p95_ms: med((r) => r.p95),
+        rest_reads: med((r) => r.reads),
+        within_targets: runs.every((r) => r.peak <= idle + 150 && r.p95 < 50),
+      }),
+    );
+  }
+} finally {
+  await server.stop();
+}

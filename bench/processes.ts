@@ -1,0 +1,48 @@
+/**
+ * The processes of a running server as benchmarks see them: Node, the PostgreSQL postmaster and
+ * every PostgreSQL process under it, with their CPU time and proportional memory (PSS, which
+ * shares PostgreSQL's shared buffers out fairly instead of counting them once per process).
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import type { TestServer } from '../test/support/server.js';
+import { postmasterPid } from '../test/support/server.js';
+
+/** Clock ticks per second of /proc/<pid>/stat times (USER_HZ, 100 on Linux). */
+const CLOCK_TICKS = 100;
+
+function read(path: string): string {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch {
+    return '';
+  }
+}
+
+/** Fields of /proc/<pid>/stat after the command name (which may hold spaces); empty when gone. */
+function statFields(pid: number): string[] {
+  const stat = read(`/proc/${pid}/stat`);
+  return stat ? stat.slice(stat.lastIndexOf(')') + 2).split(' ') : [];
+}
+
+/** The server's pids: Node first, then the postmaster and its children. */
+export async function serverPids(server: Pick<TestServer, 'child' | 'dataDir'>): Promise<number[]> {
+  const pids = [server.child.pid!];
+  const postmaster = await postmasterPid(server.dataDir);
+  if (postmaster === null) return pids;
+  pids.push(postmaster);
+  for (const entry of readdirSync('/proc')) {
+    if (/^\d+$/.test(entry) && Number(statFields(Number(entry))[1]) === postmaster) pids.push(Number(entry));
+  }
+  return pids;
+}
+
+/** CPU seconds (user + system) `pid` has used; 0 when it is gone. */
+export function cpuSeconds(pid: number): number {
+  const fields = statFields(pid);
+  return fields.length === 0 ? 0 : (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
+}
+
+/** Proportional set size of `pid` in MB; 0 when it is gone. */
+export function pssMb(pid: number): number {
+  return Number(/^Pss:\s+(\d+) kB/m.exec(read(`/proc/${pid}/smaps_rollup`))?.[1] ?? 0) / 1024;
+}
