@@ -63,7 +63,8 @@ export function readBindings(payload: unknown, lookup: TableLookup): { bindings:
     if (!filter) return { echo, event: upper as RequestedBinding['event'], tables, filter: null };
     try {
       if (tables.length !== 1) throw new Error('Error parsing `filter` params: a filter needs one table');
-      return { echo, event: upper as RequestedBinding['event'], tables, filter: parseFilter(filter, tables[0].types) };
+      const conditions = parseFilter(filter, tables[0].types);
+      return { echo, event: upper as RequestedBinding['event'], tables, filter: conditions.length > 0 ? conditions : null };
     } catch (error) {
       problems.push((error as Error).message);
       return { echo, event: '*', tables: [], filter: null };

@@ -15,10 +15,11 @@ export const DRAIN_LIMIT = 10000;
 const CAPTURE_SQL = `
 create schema if not exists realtime;
 revoke all on schema realtime from public;
+-- alias.* is the whole row even where the table has a column named like the alias.
 create or replace function realtime.capture_insert() returns trigger
 language plpgsql security definer set search_path = '' as $$
 begin
-  insert into realtime.changes (rel, kind, record) select tg_relid, 'INSERT', to_json(n) from new_rows n;
+  insert into realtime.changes (rel, kind, record) select tg_relid, 'INSERT', to_json(inserted.*) from new_rows inserted;
   perform pg_notify('${CHANGES_CHANNEL}', '');
   return null;
 end $$;
@@ -26,7 +27,7 @@ end $$;
 create or replace function realtime.capture_delete() returns trigger
 language plpgsql security definer set search_path = '' as $$
 begin
-  insert into realtime.changes (rel, kind, old_record) select tg_relid, 'DELETE', to_json(o) from old_rows o;
+  insert into realtime.changes (rel, kind, old_record) select tg_relid, 'DELETE', to_json(deleted.*) from old_rows deleted;
   perform pg_notify('${CHANGES_CHANNEL}', '');
   return null;
 end $$;

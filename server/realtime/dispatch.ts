@@ -87,7 +87,7 @@ export function createDispatcher(db: Database, onError: (error: unknown) => void
     if (!access || !eventMatches(sub, kind)) return false;
     if (sub.filter) {
       const row = kind === 'DELETE' ? parsed.old : parsed.record;
-      if (!row || !matchesFilter(sub.filter, row, parsed.table.types.get(sub.filter.column) ?? 'text')) return false;
+      if (!row || !matchesFilter(sub.filter, row)) return false;
     }
     if (access.mode === 'hidden' && kind !== 'DELETE') return false;
     const check = checkOf.get(sub);

@@ -1,0 +1,183 @@
+/**
+ * postgres_changes filters as hosted Realtime reads them, through the real supabase-js client:
+ * AND of several conditions, `not.`, the pattern operators, `is` and `isdistinct`, and each
+ * malformed filter answered with hosted's error text after the join instead of being misread.
+ * The probe table is created by the database operator and published, as an app would.
+ */
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import type pg from 'pg';
+import type { RealtimeChannel } from '@supabase/supabase-js';
+import { connectAsOperator } from '../support/server.js';
+import { waitFor } from '../support/wait.js';
+import { removeDataDir, signInPlayer, startTestServer, type TestPlayer, type TestServer } from './harness.js';
+
+let server: TestServer;
+let operator: pg.Client;
+let reader: TestPlayer;
+/** An unfiltered subscription of each test's reader. */
+let barrier: Feed;
+let channels = 0;
+
+/** The id of the barrier row that {@link insertAndSettle} ends with. */
+const BARRIER = 999;
+
+/** What one subscription received: the probe ids in order (the barrier row only for `barrier`), and its system messages. */
+interface Feed {
+  ids: number[];
+  system: { status: string; message: string }[];
+  channel: RealtimeChannel;
+}
+
+async function subscribe(filter: string): Promise<Feed> {
+  const feed: Feed = { ids: [], system: [], channel: reader.client.channel(`filters-${++channels}`) };
+  feed.channel
+    .on('postgres_changes', { event: 'INSERT', schema: 'public', table: 'filter_probe', filter }, (change) => {
+      const id = (change.new as { id: number }).id;
+      if (id !== BARRIER || filter === '') feed.ids.push(id);
+    })
+    .on('system', {}, (message: { status: string; message: string }) => feed.system.push(message));
+  await new Promise<void>((resolve, reject) => feed.channel.subscribe((status, error) => (status === 'SUBSCRIBED' ? resolve() : status !== 'CLOSED' && reject(error ?? new Error(status)))));
+  await waitFor(() => feed.system.length > 0, { timeout: 3000, interval: 10, message: 'the subscription status' });
+  return feed;
+}
+
+/**
+ * Inserts the rows, then a barrier row that an unfiltered subscription on the same
+ * socket receives: one socket's changes arrive in commit order, so every earlier row has been
+ * delivered or withheld by then.
+ */
+async function insertAndSettle(rows: [number, number | null, string | null, boolean | null][]): Promise<void> {
+  for (const [id, n, label, flag] of [...rows, [BARRIER, null, null, null] as const]) {
+    await operator.query('insert into public.filter_probe (id, n, label, flag) values ($1, $2, $3, $4)', [id, n, label, flag]);
+  }
+  await waitFor(() => barrier.ids.includes(BARRIER), { timeout: 3000, interval: 10, message: 'the barrier row' });
+}
+
+test.before(async () => {
+  server = await startTestServer();
+  operator = await connectAsOperator(server);
+  await operator.query(`
+    create table public.filter_probe (id int primary key, n int, label text, flag boolean);
+    alter table public.filter_probe enable row level security;
+    create policy "probe readable" on public.filter_probe for select to authenticated using (true);
+    grant select on public.filter_probe to authenticated;
+    alter publication supabase_realtime add table public.filter_probe;`);
+});
+
+// Each test reads on a socket of its own, so no test spends another's join budget.
+test.before.each(async () => {
+  reader = await signInPlayer(server);
+  barrier = await subscribe('');
+});
+
+test.after.each(async () => {
+  await reader.client.removeAllChannels();
+  await operator.query('delete from public.filter_probe');
+});
+
+test.after(async () => {
+  await operator.end();
+  await server.stop();
+  await removeDataDir(server.dataDir);
+});
+
+test('two conditions on one column are both applied (x=gte.a,x=lte.b)', async () => {
+  const range = await subscribe('n=gte.10,n=lte.20');
+  const orNull = await subscribe('n=gt.0,label=eq.keep');
+  await insertAndSettle([
+    [1, 9, 'keep', null],
+    [2, 10, 'drop', null],
+    [3, 20, 'keep', null],
+    [4, 21, 'keep', null],
+    [5, null, 'keep', null],
+  ]);
+  assert.equal(range.ids, [2, 3]);
+  assert.equal(orNull.ids, [1, 3, 4]);
+});
+
+test('not. inverts any operator, and a NULL still fails it as in SQL', async () => {
+  const notEq = await subscribe('n=not.eq.5');
+  const notIn = await subscribe('label=not.in.(a,b)');
+  await insertAndSettle([
+    [1, 5, 'a', null],
+    [2, 6, 'b', null],
+    [3, null, 'c', null],
+    [4, 7, null, null],
+  ]);
+  assert.equal(notEq.ids, [2, 4]);
+  assert.equal(notIn.ids, [3]);
+});
+
+test('like, ilike, match and imatch; commas inside quotes or parentheses stay in one condition', async () => {
+  const like = await subscribe('label=like.hel%o');
+  const ilike = await subscribe('label=ilike.HEL_O');
+  const match = await subscribe('label=match.^h[a-z]+o$');
+  const imatch = await subscribe('label=imatch.^H\\w+O$');
+  const quoted = await subscribe('label=eq."a,b",n=in.(1,2)');
+  await insertAndSettle([
+    [1, 1, 'hello', null],
+    [2, 2, 'HELLO', null],
+    [3, 3, 'helo', null],
+    [4, 1, 'a,b', null],
+    [5, 3, 'a,b', null],
+  ]);
+  assert.equal(like.ids, [1, 3]);
+  assert.equal(ilike.ids, [1, 2]);
+  assert.equal(match.ids, [1, 3]);
+  assert.equal(imatch.ids, [1, 2, 3]);
+  assert.equal(quoted.ids, [4]);
+});
+
+test('is and isdistinct see NULLs', async () => {
+  const isNull = await subscribe('n=is.null');
+  const notNull = await subscribe('n=not.is.null');
+  const isTrue = await subscribe('flag=is.true');
+  const distinct = await subscribe('n=isdistinct.1');
+  await insertAndSettle([
+    [1, 1, null, true],
+    [2, null, null, false],
+    [3, 2, null, null],
+  ]);
+  assert.equal(isNull.ids, [2]);
+  assert.equal(notNull.ids, [1, 3]);
+  assert.equal(isTrue.ids, [1]);
+  assert.equal(distinct.ids, [2, 3]);
+});
+
+test('malformed filters are answered with hosted\'s error after the join, and deliver nothing', async () => {
+  const cases: [string, string][] = [
+    ['n=foo.1', 'Error parsing `filter` params: ["foo", "1"]'],
+    ['undefined', 'Error parsing `filter` params: ["undefined"]'],
+    ['n=gt.1,,n=lt.5', 'Error parsing `filter` params: filter must not contain empty segments (check for extra commas)'],
+    ['n=in.1,2', 'Error parsing `filter` params: `in` filter value must be wrapped by parentheses'],
+    ['nope=eq.1', 'Error parsing `filter` params: invalid column for filter nope'],
+    ['n=like.1%', 'Error parsing `filter` params: operator like requires a text-compatible column type, got int4'],
+    ['n=is.maybe', 'Error parsing `filter` params: invalid value for is filter: must be null, true, false, or unknown'],
+    ['n=is.true', 'Error parsing `filter` params: is true filter requires a boolean column, got int4'],
+    ['n=eq.ten', 'Error parsing `filter` params: invalid input for int4 column n: "ten"'],
+    ['label=match.(a)\\1', 'Error parsing `filter` params: invalid regular expression for match filter: /(a)\\1/l: Cannot be executed in linear time'],
+    [Array.from({ length: 17 }, (_, i) => `n=neq.${i}`).join(','), 'Error parsing `filter` params: a filter joins at most 16 conditions'],
+  ];
+  const feeds: Feed[] = [];
+  for (const [filter, message] of cases) {
+    const feed = await subscribe(filter);
+    assert.equal(feed.system[0], { extension: 'postgres_changes', status: 'error', message, channel: feed.channel.topic.replace(/^realtime:/, '') }, filter);
+    feeds.push(feed);
+  }
+  const control = await subscribe('n=eq.1');
+  await insertAndSettle([[1, 1, 'a', true]]);
+  assert.equal(control.ids, [1]);
+  assert.ok(feeds.every((feed) => feed.ids.length === 0));
+});
+
+test('a catastrophic pattern runs in linear time: (a+)+$ against 40 a\'s and a b does not stall delivery', async () => {
+  const feed = await subscribe('label=match.^(a+)+$');
+  await insertAndSettle([
+    [1, 1, `${'a'.repeat(40)}b`, null],
+    [2, 2, 'aaaa', null],
+  ]);
+  assert.equal(feed.ids, [2]);
+});
+
+test.run();
