@@ -12,6 +12,8 @@ export interface RequestedBinding {
   event: 'INSERT' | 'UPDATE' | 'DELETE' | '*';
   tables: TableInfo[];
   filter: Filter | null;
+  /** The columns asked for with `select` (the primary key always comes too), or null for all. */
+  select: ReadonlySet<string> | null;
 }
 
 /** Looks up published tables by schema and name. */
@@ -21,6 +23,25 @@ export interface TableLookup {
 }
 
 const EVENTS = new Set(['INSERT', 'UPDATE', 'DELETE', '*']);
+
+/** Hosted's message for a `select` that is not a list of column names. */
+const SELECT_NOT_A_LIST = 'Error parsing `select` params: expected a list of column name strings, e.g. select: ["col1", "col2"]';
+/** Hosted's message for `select` on a subscription to every table of a schema. */
+const SELECT_ON_WILDCARD = 'Column selection is not supported for wildcard subscriptions. Provide an explicit schema and table name.';
+
+/**
+ * Reads a binding's `select`: a list of column names of `table` (other items are ignored, as on
+ * hosted), or null when absent or empty. Throws with hosted's message otherwise.
+ */
+function readSelect(select: unknown, schema: string, table: unknown, tables: TableInfo[]): ReadonlySet<string> | null {
+  if (select === undefined || select === null) return null;
+  if (!Array.isArray(select)) throw new Error(SELECT_NOT_A_LIST);
+  const names = select.filter((item): item is string => typeof item === 'string');
+  if (names.length === 0) return null;
+  if (schema === '*' || table === undefined || table === '*') throw new Error(SELECT_ON_WILDCARD);
+  for (const name of names) if (!tables[0]!.types.has(name)) throw new Error(`invalid column for select ${name}`);
+  return new Set(names);
+}
 
 /** A stable 27-bit id for a binding's parameters (FNV-1a over its canonical JSON). */
 function bindingId(params: Record<string, unknown>): number {
@@ -58,16 +79,17 @@ export function readBindings(payload: unknown, lookup: TableLookup): { bindings:
     const tables = lookup.find(schema, table);
     if (!EVENTS.has(upper) || tables.length === 0) {
       problems.push(`Unable to subscribe to changes with given parameters. Please check Realtime is enabled for the given connect parameters: [event: ${event}, schema: ${schema}, table: ${table ?? '*'}, filters: ${filter ?? '[]'}]`);
-      return { echo, event: '*', tables: [], filter: null };
+      return { echo, event: '*', tables: [], filter: null, select: null };
     }
-    if (!filter) return { echo, event: upper as RequestedBinding['event'], tables, filter: null };
     try {
+      const select = readSelect(params.select, schema, table, tables);
+      if (!filter) return { echo, event: upper as RequestedBinding['event'], tables, filter: null, select };
       if (tables.length !== 1) throw new Error('Error parsing `filter` params: a filter needs one table');
       const conditions = parseFilter(filter, tables[0].types);
-      return { echo, event: upper as RequestedBinding['event'], tables, filter: conditions.length > 0 ? conditions : null };
+      return { echo, event: upper as RequestedBinding['event'], tables, filter: conditions.length > 0 ? conditions : null, select };
     } catch (error) {
       problems.push((error as Error).message);
-      return { echo, event: '*', tables: [], filter: null };
+      return { echo, event: '*', tables: [], filter: null, select: null };
     }
   });
   return { bindings, problems };

@@ -27,6 +27,8 @@ export interface Binding {
   event: 'INSERT' | 'UPDATE' | 'DELETE' | '*';
   table: TableInfo;
   filter: Filter | null;
+  /** Columns asked for with `select` (the primary key always comes too), or null for all. */
+  select: ReadonlySet<string> | null;
 }
 
 /** A joined topic on a connection. */

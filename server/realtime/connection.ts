@@ -171,7 +171,7 @@ export function serveConnection(conn: Conn, hub: Hub): void {
     };
     for (const requested of bindings) {
       for (const table of requested.tables) {
-        channel.bindings.push({ channel, id: requested.echo.id, event: requested.event, table, filter: requested.filter });
+        channel.bindings.push({ channel, id: requested.echo.id, event: requested.event, table, filter: requested.filter, select: requested.select });
       }
     }
     channel.access = await accessFor(channel);

@@ -47,6 +47,14 @@ function evalKey(channel: Channel, access: Access): string {
   return access.mode === 'claims' ? `${channel.claims.role}\0${channel.claimsJson}` : channel.claims.role;
 }
 
+/** `access` narrowed to the columns a binding selected, with the primary key always kept (as on hosted). */
+function selected(access: Access, select: ReadonlySet<string> | null, table: TableInfo): Access {
+  if (!select) return access;
+  const pk = new Set(table.pk.map((col) => col.name));
+  const columns = new Set(table.columns.map((col) => col.name).filter((name) => (select.has(name) || pk.has(name)) && (!access.columns || access.columns.has(name))));
+  return { ...access, columns };
+}
+
 function viewKey(access: Access): string {
   return `${access.mode}:${access.columns ? [...access.columns].sort().join(',') : '*'}`;
 }
@@ -108,17 +116,21 @@ export function createDispatcher(db: Database, onError: (error: unknown) => void
     changes.forEach((parsed, ci) => {
       const subs = byTable.get(parsed.table.oid);
       if (!subs) return;
-      const groups = new Map<Channel, { ids: number[]; access: Access }>();
+      // One frame per channel and column selection, naming every binding it serves.
+      const groups = new Map<Channel, Map<string, { ids: number[]; access: Access }>>();
       for (const sub of subs) {
         const access = sub.channel.access.get(parsed.table.oid);
         if (!receives(sub, parsed, ci, access, checkOf, readable)) continue;
-        const group = groups.get(sub.channel);
+        let bySelect = groups.get(sub.channel);
+        if (!bySelect) groups.set(sub.channel, (bySelect = new Map()));
+        const selectKey = sub.select ? [...sub.select].sort().join(',') : '*';
+        const group = bySelect.get(selectKey);
         if (group) group.ids.push(sub.id);
-        else groups.set(sub.channel, { ids: [sub.id], access });
+        else bySelect.set(selectKey, { ids: [sub.id], access: selected(access, sub.select, parsed.table) });
       }
       const dataByView = new Map<string, string>();
       const frames = new Map<string, Buffer>();
-      for (const [channel, { ids, access }] of groups) {
+      for (const [channel, bySelect] of groups) for (const { ids, access } of bySelect.values()) {
         const view = viewKey(access);
         const key = `${channel.conn.vsn}\0${channel.topic}\0${ids.join(',')}\0${view}`;
         let frame = frames.get(key);

@@ -171,6 +171,33 @@ test('malformed filters are answered with hosted\'s error after the join, and de
   assert.ok(feeds.every((feed) => feed.ids.length === 0));
 });
 
+test('select limits record and columns to the chosen columns plus the primary key; bad selects get hosted\'s errors', async () => {
+  const seen: { record: Record<string, unknown> }[] = [];
+  const system: { status: string; message: string }[][] = [[], [], [], []];
+  const bindings = [
+    { event: 'INSERT', schema: 'public', table: 'filter_probe', select: ['label'] },
+    { event: 'INSERT', schema: 'public', table: 'filter_probe', select: 'label' },
+    { event: 'INSERT', schema: 'public', table: 'filter_probe', select: ['nope'] },
+    { event: 'INSERT', schema: 'public', select: ['label'] },
+  ];
+  for (const [i, binding] of bindings.entries()) {
+    const channel = reader.client
+      .channel(`select-${i}`)
+      .on('postgres_changes', binding as never, (change: { new: Record<string, unknown> }) => seen.push({ record: change.new }))
+      .on('system', {}, (message: { status: string; message: string }) => system[i]!.push(message));
+    await new Promise<void>((resolve) => channel.subscribe((status) => status === 'SUBSCRIBED' && resolve()));
+  }
+  await waitFor(() => system.every((messages) => messages.length > 0), { timeout: 3000, interval: 10, message: 'the subscription statuses' });
+  assert.equal(system.map((messages) => messages[0]!.message), [
+    'Subscribed to PostgreSQL',
+    'Error parsing `select` params: expected a list of column name strings, e.g. select: ["col1", "col2"]',
+    'invalid column for select nope',
+    'Column selection is not supported for wildcard subscriptions. Provide an explicit schema and table name.',
+  ]);
+  await insertAndSettle([[1, 7, 'kept', true]]);
+  assert.equal(seen.map((change) => change.record), [{ id: 1, label: 'kept' }, { id: BARRIER, label: null }]);
+});
+
 test('a catastrophic pattern runs in linear time: (a+)+$ against 40 a\'s and a b does not stall delivery', async () => {
   const feed = await subscribe('label=match.^(a+)+$');
   await insertAndSettle([
