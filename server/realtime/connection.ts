@@ -1,5 +1,5 @@
-import type { Claims } from '../db/index.js';
 import { randomUUID } from 'node:crypto';
+import type { Claims } from '../db/index.js';
 import type { Extension, ReadVerdict } from './authorization.js';
 import type { Access, TableInfo } from './catalog.js';
 import type { Channel, Conn } from './channel.js';
@@ -77,7 +77,7 @@ function reply(conn: Conn, to: Message, status: 'ok' | 'error', response: Record
 }
 
 /** The channel name a client chose: the topic without `realtime:`. */
-export function subTopic(topic: string): string {
+function subTopic(topic: string): string {
   return topic.replace(/^realtime:/, '');
 }
 
