@@ -91,7 +91,8 @@ function sendError(req: IncomingMessage, res: ServerResponse, error: unknown): v
 /**
  * Starts Tessera's embedded backend: locks `dataDir`, starts PostgreSQL there (or connects to
  * `databaseUrl`), applies the migrations,
- * attaches Realtime and serves `/rest/v1`, `/auth/v1`, `/realtime/v1/websocket`,
+ * attaches Realtime and serves `/rest/v1`, `/auth/v1`, `/realtime/v1/websocket`, the Realtime
+ * broadcast API (`/realtime/v1/api/broadcast`),
  * `/config.json` and the built client from `publicDir` on `port` (0 picks a free port). Any
  * other path under an API prefix is a JSON 404 in the owning service's shape; every answer
  * carries the security headers of `http/security.ts`. Sign-in is bound to `siteUrl` (default:
@@ -134,6 +135,8 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
           res.setHeader('X-Supabase-Api-Version', AUTH_API_VERSION);
           return handleAuth(req, res, authPath, { db, keys, site: site!, revocations, ...signInLimits });
         }
+        const realtimePath = pathUnder(pathname, '/realtime/v1');
+        if (realtimePath !== null && (await realtime.handleHttp(req, res, realtimePath))) return;
         return sendJson(res, 404, notFoundBody(service, req, pathname));
       }
       if (pathname === '/config.json') {

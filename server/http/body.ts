@@ -15,12 +15,19 @@ export class BodyTooLargeError extends Error {
 const DISCARD_LIMIT = 16 * 1024 * 1024;
 
 /**
- * Reads the whole request body as UTF-8, refusing it with {@link BodyTooLargeError} as soon as
- * it passes `limit` bytes (checked on Content-Length first, then while streaming). The rest of
- * a body refused mid-stream is read and discarded (up to {@link DISCARD_LIMIT}), so the refusal
- * reaches the client.
+ * Reads the whole request body as UTF-8 (see {@link readBodyBytes} for the limit).
  */
-export function readBody(req: IncomingMessage, limit: number): Promise<string> {
+export async function readBody(req: IncomingMessage, limit: number): Promise<string> {
+  return (await readBodyBytes(req, limit)).toString('utf8');
+}
+
+/**
+ * Reads the whole request body, refusing it with {@link BodyTooLargeError} as soon as it passes
+ * `limit` bytes (checked on Content-Length first, then while streaming). The rest of a body
+ * refused mid-stream is read and discarded (up to {@link DISCARD_LIMIT}), so the refusal reaches
+ * the client.
+ */
+export function readBodyBytes(req: IncomingMessage, limit: number): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -39,7 +46,7 @@ export function readBody(req: IncomingMessage, limit: number): Promise<string> {
       else chunks.push(chunk);
     };
     req.on('data', collect);
-    req.once('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.once('end', () => resolve(Buffer.concat(chunks)));
     req.once('error', reject);
     if (Number(req.headers['content-length'] ?? 0) > limit) refuse();
   });

@@ -1,11 +1,24 @@
 import { randomUUID } from 'node:crypto';
 import type { Claims, Database, Queryable } from '../db/index.js';
 
+/** The kinds of message a row of `realtime.messages` (its `extension` column) authorises. */
+export type Extension = 'broadcast' | 'presence';
+
 /** What the read policies on `realtime.messages` say about a caller and a topic. */
 export interface ReadVerdict {
-  /** The caller may receive broadcast or presence messages of the topic. */
-  allowed: boolean;
+  /** The caller may receive the topic's broadcasts. */
+  broadcast: boolean;
+  /** The caller may receive the topic's presence state and changes. */
+  presence: boolean;
   /** The caller's wallet (public.wallet_address()), which its broadcasts are stamped with; null without one. */
+  wallet: string | null;
+}
+
+/** What the write policies on `realtime.messages` say about a caller's sends. */
+export interface SendVerdict {
+  /** The topics (of those asked about) the caller may write to. */
+  writable: Set<string>;
+  /** The caller's wallet (public.wallet_address()); null without one. */
   wallet: string | null;
 }
 
@@ -32,8 +45,8 @@ async function rolledBack<T>(db: Database, claims: Claims, check: (tx: Queryable
  * Evaluates the SELECT policies of `realtime.messages` for `topic` (without the `realtime:`
  * prefix) under the caller's role and claims, as hosted Realtime Authorization does on join: a
  * broadcast and a presence row of the topic are written as the owner, then read back as the
- * caller with `realtime.topic` set; the caller may read if it sees either. One transaction,
- * rolled back.
+ * caller with `realtime.topic` set; each row the caller sees grants reading that extension. One
+ * transaction, rolled back.
  */
 export function authorizeRead(db: Database, claims: Claims, topic: string): Promise<ReadVerdict> {
   return rolledBack(db, claims, async (tx) => {
@@ -44,28 +57,50 @@ export function authorizeRead(db: Database, claims: Claims, topic: string): Prom
       [...probes, topic],
     );
     await tx.query(`select set_config('role', $1, true), set_config('realtime.topic', $2, true)`, [claims.role, topic]);
-    const { rows } = await tx.query<{ seen: number; wallet: string | null }>(
-      `select (select count(*) from realtime.messages where id = any($1::uuid[]))::int as seen, public.wallet_address() as wallet`,
-      [probes],
+    const { rows } = await tx.query<{ broadcast: boolean; presence: boolean; wallet: string | null }>(
+      `select exists (select from realtime.messages where id = $1) as broadcast,
+              exists (select from realtime.messages where id = $2) as presence,
+              public.wallet_address() as wallet`,
+      probes,
     );
-    return { allowed: rows[0].seen > 0, wallet: rows[0].wallet };
+    return rows[0];
   });
 }
 
+async function mayInsert(tx: Queryable, topic: string, extension: Extension): Promise<boolean> {
+  await tx.query(`select set_config('realtime.topic', $1, true)`, [topic]);
+  await tx.query('savepoint write_check');
+  try {
+    await tx.query(`insert into realtime.messages (topic, extension, private) values ($1, $2, true)`, [topic, extension]);
+    return true;
+  } catch (error) {
+    if ((error as { code?: string }).code === '42501') return false;
+    throw error;
+  } finally {
+    await tx.query('rollback to savepoint write_check');
+  }
+}
+
 /**
- * Evaluates the INSERT policies of `realtime.messages` for a broadcast on `topic` under the
- * caller's role and claims, as hosted does on a private channel's first send: the caller may
- * write if the insert is not refused for lack of privilege. One transaction, rolled back.
+ * Evaluates the INSERT policies of `realtime.messages` for a message of `extension` on `topic`
+ * under the caller's role and claims, as hosted does on a private channel's first send or
+ * track: the caller may write if the insert is not refused for lack of privilege. One
+ * transaction, rolled back.
  */
-export function authorizeWrite(db: Database, claims: Claims, topic: string): Promise<boolean> {
+export function authorizeWrite(db: Database, claims: Claims, topic: string, extension: Extension): Promise<boolean> {
+  return rolledBack(db, claims, (tx) => mayInsert(tx, topic, extension));
+}
+
+/**
+ * The write verdict of a REST broadcast request: the caller's wallet and which of `topics`
+ * (private broadcasts) the INSERT policies of `realtime.messages` let it write to. One
+ * transaction for all topics, rolled back.
+ */
+export function authorizeSends(db: Database, claims: Claims, topics: Iterable<string>): Promise<SendVerdict> {
   return rolledBack(db, claims, async (tx) => {
-    await tx.query(`select set_config('realtime.topic', $1, true)`, [topic]);
-    try {
-      await tx.query(`insert into realtime.messages (topic, extension, private) values ($1, 'broadcast', true)`, [topic]);
-      return true;
-    } catch (error) {
-      if ((error as { code?: string }).code === '42501') return false;
-      throw error;
-    }
+    const { rows } = await tx.query<{ wallet: string | null }>('select public.wallet_address() as wallet');
+    const writable = new Set<string>();
+    for (const topic of topics) if (await mayInsert(tx, topic, 'broadcast')) writable.add(topic);
+    return { writable, wallet: rows[0].wallet };
   });
 }

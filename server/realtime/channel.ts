@@ -1,5 +1,6 @@
 import type { WebSocket } from 'ws';
 import type { Claims } from '../db/index.js';
+import type { Extension } from './authorization.js';
 import type { Access, TableInfo } from './catalog.js';
 import type { Filter } from './filter.js';
 import type { TokenBucket } from './limits.js';
@@ -47,8 +48,33 @@ export interface Channel {
   expiry: NodeJS.Timeout | null;
   /** Joined with `config.private`: authorised by the policies on realtime.messages. */
   private: boolean;
+  /** What the channel may receive: everything on a public channel, what the read policies grant on a private one. */
+  reads: Record<Extension, boolean>;
   /** The wallet the read check found for the channel's claims (private channels only). */
   wallet: string | null;
-  /** The last write verdict and until when (performance.now()) it is reused. */
-  write: { allowed: boolean; until: number } | null;
+  /** The last write verdict per extension and until when (performance.now()) it is reused. */
+  writes: Partial<Record<Extension, { allowed: boolean; until: number }>>;
+  presence: PresenceSlot;
+}
+
+/** A channel's presence: its key, whether it asked for presence state, its tracked meta and its event window. */
+export interface PresenceSlot {
+  /** `config.presence.key` of the join, or a UUID the server chose when it was empty. */
+  key: string;
+  /** The join asked for presence (`config.presence.enabled`): it is sent the state after joining. */
+  enabled: boolean;
+  /** What the channel tracks now, or null. */
+  meta: PresenceMeta | null;
+  /** Presence events in the current window and when (performance.now()) the window ends. */
+  events: number;
+  windowEnds: number;
+}
+
+/** One tracked presence: the payload the client sent, its JSON, and Phoenix's refs. */
+export interface PresenceMeta {
+  ref: string;
+  /** The ref of the meta this one replaced (a re-track), as Phoenix's `phx_ref_prev`. */
+  prev: string | null;
+  payload: Record<string, unknown>;
+  json: string;
 }

@@ -1,16 +1,24 @@
+import { randomUUID } from 'node:crypto';
 import type { Claims } from '../db/index.js';
-import type { ReadVerdict } from './authorization.js';
+import type { Extension, ReadVerdict } from './authorization.js';
 import type { Access, TableInfo } from './catalog.js';
 import type { Channel, Conn } from './channel.js';
+import { deliverBroadcast, deliverPresenceDiff } from './delivery.js';
 import type { Dispatcher } from './dispatch.js';
 import { JoinError, readBindings } from './bindings.js';
 import type { TableLookup } from './bindings.js';
 import {
   MAX_BROADCAST_BYTES,
   MAX_CHANNELS_PER_SOCKET,
+  MAX_PRESENCE_BYTES,
+  MAX_PRESENCE_EVENTS_PER_WINDOW,
   PAYLOAD_TOO_LARGE,
+  PRESENCE_NOT_A_MAP,
+  PRESENCE_RATE_LIMITED,
+  PRESENCE_WINDOW_MS,
   PRIVATE_ONLY,
   REGION_PAYLOAD,
+  TRACK_TOO_LARGE,
   TOO_MANY_CHANNELS,
   TOO_MANY_JOINS,
   TOO_MANY_MESSAGES,
@@ -18,7 +26,8 @@ import {
   readRefused,
   readRevoked,
 } from './limits.js';
-import { MalformedFrame, decodeBinary, decodeText, encodeBinaryBroadcast, encodeText } from './protocol.js';
+import type { PresenceDiff, PresenceRegistry } from './presence.js';
+import { MalformedFrame, decodeBinary, decodeText, encodeText } from './protocol.js';
 import type { Broadcast, Message } from './protocol.js';
 
 /** What every connection shares: token checks, tables, access rules, the dispatcher and topic members. */
@@ -35,12 +44,19 @@ export interface Hub {
   access(role: string, table: TableInfo): Promise<Access>;
   /** Read policies of realtime.messages for `topic` (without `realtime:`). */
   authorizeRead(claims: Claims, topic: string): Promise<ReadVerdict>;
-  /** Write policies of realtime.messages for a broadcast on `topic`. */
-  authorizeWrite(claims: Claims, topic: string): Promise<boolean>;
-  /** Takes one message from the wallet's budget across its sockets; false when it is spent. */
-  takeWalletMessage(wallet: string): boolean;
+  /** Write policies of realtime.messages for a message of `extension` on `topic`. */
+  authorizeWrite(claims: Claims, topic: string, extension: Extension): Promise<boolean>;
+  /**
+   * Takes `count` messages (one unless given) from a sender's budget: a wallet's across its
+   * sockets and REST requests, or another sender key of the REST API. False, taking none, when
+   * fewer are left.
+   */
+  takeWalletMessage(wallet: string, count?: number): boolean;
   dispatcher: Dispatcher;
+  /** The joined channels of each topic (with `realtime:`). */
   topics: Map<string, Set<Channel>>;
+  /** Who is tracked on which topic. */
+  presence: PresenceRegistry;
   /** One function per open connection that closes its channels joined with a token of the ended session. */
   sessionEnders: Set<(sessionId: string) => void>;
   log(message: string): void;
@@ -50,7 +66,7 @@ export interface Hub {
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /** Topics whose broadcasts carry player positions: private only, stamped with the sender's wallet. */
-const REGION_PREFIX = 'region:';
+export const REGION_PREFIX = 'region:';
 
 function send(conn: Conn, message: Message): void {
   conn.outbound.durable(Buffer.from(encodeText(conn.vsn, message)), false);
@@ -75,8 +91,30 @@ function tokenReason(error: unknown): string {
   return /expired/i.test(message) ? 'Token has expired' : `Invalid JWT: ${message}`;
 }
 
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
 function asRecord(value: unknown): Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+  return isRecord(value) ? value : {};
+}
+
+/** The presence key a join asked for: `config.presence.key` when a non-empty string or a number, else a new UUID (as hosted). */
+function presenceKey(config: Record<string, unknown>): string {
+  const key = asRecord(config.presence).key;
+  if (typeof key === 'string' && key !== '') return key;
+  if (typeof key === 'number' && Number.isFinite(key)) return String(key);
+  return randomUUID();
+}
+
+/**
+ * A payload as the server sends it on, with a region broadcast's `id` set to the sender's
+ * wallet; null when a region payload is not a JSON object (or there is no wallet to stamp).
+ */
+export function stampedPayload(topic: string, wallet: string | null, item: Broadcast): Broadcast | null {
+  if (!subTopic(topic).startsWith(REGION_PREFIX)) return item;
+  if (item.binary || wallet === null || !isRecord(item.payload)) return null;
+  return { ...item, payload: { ...item.payload, id: wallet } };
 }
 
 /** Serves one WebSocket: decodes frames in order and runs the Phoenix channel protocol over them. */
@@ -85,10 +123,16 @@ export function serveConnection(conn: Conn, hub: Hub): void {
   /** Set once the socket spent its message budget; cleared when the budget refills. */
   let shedding = false;
 
+  function presenceChanged(channel: Channel, diff: PresenceDiff): void {
+    deliverPresenceDiff(hub.topics.get(channel.topic), channel.topic, channel.private, diff);
+  }
+
   function leave(channel: Channel): void {
     if (conn.channels.get(channel.topic) === channel) conn.channels.delete(channel.topic);
     hub.topics.get(channel.topic)?.delete(channel);
     if (hub.topics.get(channel.topic)?.size === 0) hub.topics.delete(channel.topic);
+    const left = hub.presence.untrack(channel);
+    if (left) presenceChanged(channel, left);
     hub.dispatcher.remove(channel);
     if (channel.expiry) clearTimeout(channel.expiry);
   }
@@ -140,14 +184,18 @@ export function serveConnection(conn: Conn, hub: Hub): void {
       reply(conn, msg, 'error', { reason: PRIVATE_ONLY });
       return;
     }
+    const presenceEnabled = asRecord(config.presence).enabled === true;
     let wallet: string | null = null;
+    let reads = { broadcast: true, presence: true };
     if (isPrivate) {
       const verdict = await readVerdict(claims, name);
-      if (!verdict.allowed) {
+      // As on hosted, presence read counts for the join only when the join asks for presence.
+      if (!verdict.broadcast && !(presenceEnabled && verdict.presence)) {
         reply(conn, msg, 'error', { reason: readRefused(name) });
         return;
       }
       wallet = verdict.wallet;
+      reads = { broadcast: verdict.broadcast, presence: verdict.presence };
     }
     await hub.catalogueSettled();
     const { bindings, problems } = readBindings(msg.payload, hub.lookup);
@@ -166,8 +214,10 @@ export function serveConnection(conn: Conn, hub: Hub): void {
       broadcastAck: broadcast.ack === true,
       expiry: null,
       private: isPrivate,
+      reads,
       wallet,
-      write: null,
+      writes: {},
+      presence: { key: presenceKey(config), enabled: presenceEnabled, meta: null, events: 0, windowEnds: 0 },
     };
     for (const requested of bindings) {
       for (const table of requested.tables) {
@@ -182,6 +232,9 @@ export function serveConnection(conn: Conn, hub: Hub): void {
     hub.dispatcher.add(channel);
     armExpiry(channel);
     reply(conn, msg, 'ok', { postgres_changes: bindings.map((binding) => binding.echo) });
+    if (presenceEnabled && reads.presence) {
+      send(conn, { joinRef: channel.joinRef, ref: null, topic: channel.topic, event: 'presence_state', payload: hub.presence.state(channel) });
+    }
     if (bindings.length === 0) return;
     if (problems.length > 0) system(channel, 'postgres_changes', 'error', problems.join('; '));
     else system(channel, 'postgres_changes', 'ok', 'Subscribed to PostgreSQL');
@@ -192,7 +245,7 @@ export function serveConnection(conn: Conn, hub: Hub): void {
       return await hub.authorizeRead(claims, name);
     } catch (error) {
       hub.log(`realtime: read policies of ${name} failed: ${(error as Error).message}`);
-      return { allowed: false, wallet: null };
+      return { broadcast: false, presence: false, wallet: null };
     }
   }
 
@@ -209,37 +262,33 @@ export function serveConnection(conn: Conn, hub: Hub): void {
     const next = { ...channel, token, claims, claimsJson: JSON.stringify(claims) };
     const access = await accessFor(next);
     let wallet = channel.wallet;
+    let reads = channel.reads;
     if (channel.private) {
       const verdict = await readVerdict(claims, subTopic(channel.topic));
-      if (!verdict.allowed) {
+      if (!verdict.broadcast && !(channel.presence.enabled && verdict.presence)) {
         close(channel, readRevoked(subTopic(channel.topic)));
         return;
       }
       wallet = verdict.wallet;
+      reads = { broadcast: verdict.broadcast, presence: verdict.presence };
     }
-    Object.assign(channel, { token, claims, claimsJson: next.claimsJson, access, wallet, write: null });
+    Object.assign(channel, { token, claims, claimsJson: next.claimsJson, access, reads, wallet, writes: {} });
     armExpiry(channel);
   }
 
-  /** The channel's write verdict, asked of the policies at most once per WRITE_CHECK_MS. */
-  async function mayWrite(channel: Channel): Promise<boolean> {
+  /** The channel's write verdict for `extension`, asked of the policies at most once per WRITE_CHECK_MS. */
+  async function mayWrite(channel: Channel, extension: Extension): Promise<boolean> {
     const now = performance.now();
-    if (channel.write && channel.write.until > now) return channel.write.allowed;
+    const known = channel.writes[extension];
+    if (known && known.until > now) return known.allowed;
     let allowed = false;
     try {
-      allowed = await hub.authorizeWrite(channel.claims, subTopic(channel.topic));
+      allowed = await hub.authorizeWrite(channel.claims, subTopic(channel.topic), extension);
     } catch (error) {
       hub.log(`realtime: write policies of ${channel.topic} failed: ${(error as Error).message}`);
     }
-    channel.write = { allowed, until: now + WRITE_CHECK_MS };
+    channel.writes[extension] = { allowed, until: now + WRITE_CHECK_MS };
     return allowed;
-  }
-
-  /** The region broadcast as the server sends it on: a JSON object whose `id` is the sender's wallet. */
-  function stamped(channel: Channel, item: Broadcast): Broadcast | null {
-    const payload = item.payload;
-    if (item.binary || channel.wallet === null || typeof payload !== 'object' || payload === null || Array.isArray(payload)) return null;
-    return { ...item, payload: { ...(payload as Record<string, unknown>), id: channel.wallet } };
   }
 
   async function broadcast(channel: Channel, msg: Message, received: Broadcast, size: number): Promise<void> {
@@ -252,33 +301,75 @@ export function serveConnection(conn: Conn, hub: Hub): void {
       return;
     }
     // As on hosted, a send the write policies refuse is dropped without a reply.
-    if (channel.private && !(await mayWrite(channel))) return;
+    if (channel.private && !(await mayWrite(channel, 'broadcast'))) return;
     if (conn.channels.get(channel.topic) !== channel) return;
-    let item = received;
-    if (subTopic(channel.topic).startsWith(REGION_PREFIX)) {
-      const verified = stamped(channel, received);
-      if (!verified) {
-        reply(conn, msg, 'error', { reason: REGION_PAYLOAD });
-        return;
-      }
-      item = verified;
+    const item = stampedPayload(channel.topic, channel.wallet, received);
+    if (!item) {
+      reply(conn, msg, 'error', { reason: REGION_PAYLOAD });
+      return;
     }
     const key = `${channel.topic}\0${channel.wallet ?? `#${conn.id}`}\0${item.event}`;
-    let binary: Buffer | null = null;
-    let text: Buffer | null = null;
-    for (const member of hub.topics.get(channel.topic) ?? []) {
-      if (member === channel && !channel.broadcastSelf) continue;
-      const target = member.conn;
-      if (target.vsn === '2.0.0') {
-        binary ??= encodeBinaryBroadcast(channel.topic, item);
-        target.outbound.ephemeral(key, binary, true);
-      } else if (!item.binary) {
-        const payload = { type: 'broadcast', event: item.event, payload: item.payload };
-        text ??= Buffer.from(encodeText('1.0.0', { joinRef: null, ref: null, topic: channel.topic, event: 'broadcast', payload }));
-        target.outbound.ephemeral(key, text, false);
-      }
-    }
+    deliverBroadcast(hub.topics.get(channel.topic), channel.topic, channel.private, item, key, channel.broadcastSelf ? null : channel);
     if (channel.broadcastAck) reply(conn, msg, 'ok', {});
+  }
+
+  /** Counts a presence event in the channel's window; false once the window's events are spent. */
+  function takePresenceEvent(channel: Channel): boolean {
+    const now = performance.now();
+    if (now >= channel.presence.windowEnds) {
+      channel.presence.events = 0;
+      channel.presence.windowEnds = now + PRESENCE_WINDOW_MS;
+    }
+    if (channel.presence.events >= MAX_PRESENCE_EVENTS_PER_WINDOW) return false;
+    channel.presence.events += 1;
+    return true;
+  }
+
+  /** A `presence` push: track or untrack the channel's presence, as hosted's presence handler does. */
+  async function presence(channel: Channel, msg: Message): Promise<void> {
+    const payload = asRecord(msg.payload);
+    if (!takePresenceEvent(channel)) {
+      close(channel, PRESENCE_RATE_LIMITED);
+      return;
+    }
+    const event = typeof payload.event === 'string' ? payload.event.toLowerCase() : null;
+    if (event === 'untrack') {
+      const left = hub.presence.untrack(channel);
+      reply(conn, msg, 'ok', {});
+      if (left) presenceChanged(channel, left);
+      return;
+    }
+    if (event !== 'track') {
+      reply(conn, msg, 'error', {});
+      return;
+    }
+    // As on hosted, a track the write policies refuse answers a bare error.
+    if (channel.private && !(await mayWrite(channel, 'presence'))) {
+      reply(conn, msg, 'error', {});
+      return;
+    }
+    if (conn.channels.get(channel.topic) !== channel) return;
+    const tracked = payload.payload ?? {};
+    if (!isRecord(tracked)) {
+      reply(conn, msg, 'error', { reason: PRESENCE_NOT_A_MAP });
+      return;
+    }
+    const json = JSON.stringify(tracked);
+    if (channel.presence.meta?.json === json) {
+      reply(conn, msg, 'ok', {});
+      return;
+    }
+    if (Buffer.byteLength(json) + Buffer.byteLength(channel.presence.key) > MAX_PRESENCE_BYTES) {
+      close(channel, TRACK_TOO_LARGE);
+      return;
+    }
+    const result = hub.presence.track(channel, tracked, json);
+    if ('refused' in result) {
+      reply(conn, msg, 'error', { reason: result.refused });
+      return;
+    }
+    reply(conn, msg, 'ok', {});
+    presenceChanged(channel, result.diff);
   }
 
   function textBroadcast(msg: Message): Broadcast {
@@ -313,6 +404,8 @@ export function serveConnection(conn: Conn, hub: Hub): void {
         return updateToken(channel, msg);
       case 'broadcast':
         return broadcast(channel, msg, fromBinary ?? textBroadcast(msg), size);
+      case 'presence':
+        return presence(channel, msg);
       default:
         reply(conn, msg, 'error', { reason: `unsupported event ${msg.event}` });
     }

@@ -1,8 +1,9 @@
-import type { IncomingMessage, Server } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer } from 'ws';
 import type { Claims, Database } from '../db/index.js';
-import { authorizeRead, authorizeWrite } from './authorization.js';
+import { authorizeRead, authorizeSends, authorizeWrite } from './authorization.js';
+import { handleBroadcastApi } from './broadcast-api.js';
 import { CHANGES_CHANNEL, SCHEMA_CHANNEL, captureTables, installCapture } from './capture.js';
 import { loadAccess, loadTables } from './catalog.js';
 import type { Access, TableInfo } from './catalog.js';
@@ -19,6 +20,7 @@ import {
   TokenBucket,
 } from './limits.js';
 import type { Vsn } from './protocol.js';
+import { PresenceRegistry } from './presence.js';
 import { Outbound } from './wire.js';
 
 /** What Realtime needs from the server: the database, token verification and the anon key. */
@@ -31,6 +33,11 @@ export interface RealtimeDeps {
 
 /** The attached Realtime service. */
 export interface RealtimeServer {
+  /**
+   * Serves an HTTP request for `path` under `/realtime/v1` (the broadcast REST API); false when
+   * no route matches, for the caller to answer with a 404.
+   */
+  handleHttp(req: IncomingMessage, res: ServerResponse, path: string): Promise<boolean>;
   /** Closes every channel joined with a token of `sessionId` (its session ended). */
   endSession(sessionId: string): void;
   /** Closes every socket and stops listening for changes. */
@@ -106,11 +113,11 @@ export async function attachRealtime(server: Server, deps: RealtimeDeps): Promis
     },
     catalogueSettled: () => refreshing ?? Promise.resolve(),
     authorizeRead: (claims, topic) => authorizeRead(db, claims, topic),
-    authorizeWrite: (claims, topic) => authorizeWrite(db, claims, topic),
-    takeWalletMessage(wallet) {
+    authorizeWrite: (claims, topic, extension) => authorizeWrite(db, claims, topic, extension),
+    takeWalletMessage(wallet, count = 1) {
       let budget = walletBudgets.get(wallet);
       if (!budget) walletBudgets.set(wallet, (budget = new TokenBucket(MAX_WALLET_MESSAGES_PER_SECOND)));
-      return budget.take();
+      return budget.take(count);
     },
     access(role: string, table: TableInfo) {
       const key = `${role}\0${table.oid}`;
@@ -124,6 +131,7 @@ export async function attachRealtime(server: Server, deps: RealtimeDeps): Promis
     },
     dispatcher,
     topics,
+    presence: new PresenceRegistry(),
     sessionEnders: new Set(),
     log,
   };
@@ -175,7 +183,10 @@ export async function attachRealtime(server: Server, deps: RealtimeDeps): Promis
   };
   server.on('upgrade', onUpgrade);
 
+  const api = { hub, anonKey, verifyToken, authorizeSends: (claims: Claims, topics: Iterable<string>) => authorizeSends(db, claims, topics) };
+
   return {
+    handleHttp: (req, res, path) => handleBroadcastApi(req, res, path, api),
     endSession(sessionId) {
       for (const end of hub.sessionEnders) end(sessionId);
     },

@@ -27,6 +27,33 @@ export const WRITE_CHECK_MS = 5000;
 /** The published-table catalogue is re-read at most this often, and only when a join names a table it lacks. */
 export const CATALOGUE_REFRESH_MS = 5000;
 
+/**
+ * Presence events (track and untrack) one channel may send per {@link PRESENCE_WINDOW_MS}
+ * (hosted: 5 per 30 s per channel); the next shuts the channel with {@link PRESENCE_RATE_LIMITED}.
+ * They also count in the socket's {@link MAX_MESSAGES_PER_SECOND}.
+ */
+export const MAX_PRESENCE_EVENTS_PER_WINDOW = 5;
+/** The window of {@link MAX_PRESENCE_EVENTS_PER_WINDOW}, from a channel's first presence event in it. */
+export const PRESENCE_WINDOW_MS = 30_000;
+/**
+ * Largest tracked presence, in bytes: the JSON of the track payload plus the presence key
+ * (hosted measures the payload against its 256 KB message quota). Past it the channel is shut
+ * with {@link TRACK_TOO_LARGE}.
+ */
+export const MAX_PRESENCE_BYTES = 4 * 1024;
+/** Distinct presence keys tracked on one topic; a track under a new key past it is refused. */
+export const MAX_PRESENCE_KEYS_PER_TOPIC = 100;
+/**
+ * Presences (one per channel) tracked under one key of a topic, e.g. a user's tabs; one more is
+ * refused. With {@link MAX_PRESENCE_KEYS_PER_TOPIC} and {@link MAX_PRESENCE_BYTES} it bounds a
+ * topic's presence state at 2 MiB, under {@link MAX_QUEUED_DURABLE_BYTES}.
+ */
+export const MAX_PRESENCE_METAS_PER_KEY = 5;
+/** Messages one REST broadcast request may carry (one second of a sender's budget). */
+export const MAX_API_MESSAGES_PER_REQUEST = 100;
+/** Largest REST broadcast request body, in bytes (the largest frame a socket may send). */
+export const MAX_API_BODY_BYTES = MAX_FRAME_BYTES;
+
 /** Hosted's reply when a socket has joined {@link MAX_CHANNELS_PER_SOCKET} channels. */
 export const TOO_MANY_CHANNELS = 'ChannelRateLimitReached: Too many channels';
 /** Hosted's reply to a join past the joins-per-second quota. */
@@ -39,6 +66,23 @@ export const PAYLOAD_TOO_LARGE = 'Payload size exceeds tenant limit';
 export const PRIVATE_ONLY = 'PrivateOnly: This project only allows private channels';
 /** The reply to a region broadcast that is not a JSON object (binary, or another JSON value). */
 export const REGION_PAYLOAD = 'Region broadcasts must carry a JSON object payload';
+/** Hosted's system message when a channel's presence events pass {@link MAX_PRESENCE_EVENTS_PER_WINDOW}. */
+export const PRESENCE_RATE_LIMITED = 'Client presence rate limit exceeded';
+/** Hosted's system message when a tracked presence is larger than {@link MAX_PRESENCE_BYTES}. */
+export const TRACK_TOO_LARGE = 'Track message size exceeded';
+/** Hosted's reply to a track whose payload is not a JSON object. */
+export const PRESENCE_NOT_A_MAP = 'Presence track payload must be a map';
+/** The reply to a track under a new key on a topic holding {@link MAX_PRESENCE_KEYS_PER_TOPIC} keys. */
+export const TOO_MANY_PRESENCE_KEYS = 'Too many presence keys on this channel topic';
+/** The reply to a track under a key holding {@link MAX_PRESENCE_METAS_PER_KEY} presences. */
+export const TOO_MANY_PRESENCE_METAS = 'Too many presences under this key on this channel topic';
+/** Hosted's REST reply when the sender's message budget is spent. */
+export const API_RATE_LIMITED = 'You have exceeded your rate limit';
+/** Hosted's REST reply to a batch larger than the budget allows; here past {@link MAX_API_MESSAGES_PER_REQUEST}. */
+export const API_BATCH_TOO_LARGE = 'Too many messages to broadcast, please reduce the batch size';
+/** The REST reply to a broadcast asking to be stored for replay, which this server does not keep. */
+export const PERSIST_UNSUPPORTED = 'Message persistence is not supported by this server';
+
 /** Close reason for a socket whose unread replies and changes passed {@link MAX_QUEUED_DURABLE_BYTES}. */
 export const UNREAD_OVERFLOW = 'Too many unread messages';
 
@@ -65,12 +109,12 @@ export class TokenBucket {
     this.at = now;
   }
 
-  /** Takes one token; false when none is left. */
-  take(now = performance.now()): boolean {
+  /** Takes `count` tokens (one unless given); false, taking none, when fewer are left. */
+  take(count = 1, now = performance.now()): boolean {
     this.tokens = Math.min(this.perSecond, this.tokens + ((now - this.at) * this.perSecond) / 1000);
     this.at = now;
-    if (this.tokens < 1) return false;
-    this.tokens -= 1;
+    if (this.tokens < count) return false;
+    this.tokens -= count;
     return true;
   }
 

@@ -1,0 +1,231 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Claims } from '../db/index.js';
+import { REQUEST_ROLES } from '../db/pool.js';
+import { BodyTooLargeError, readBodyBytes } from '../http/body.js';
+import { bearerToken, sendJson } from '../http/respond.js';
+import type { SendVerdict } from './authorization.js';
+import { REGION_PREFIX, stampedPayload } from './connection.js';
+import type { Hub } from './connection.js';
+import { deliverBroadcast } from './delivery.js';
+import {
+  API_BATCH_TOO_LARGE,
+  API_RATE_LIMITED,
+  MAX_API_BODY_BYTES,
+  MAX_API_MESSAGES_PER_REQUEST,
+  MAX_BROADCAST_BYTES,
+  PAYLOAD_TOO_LARGE,
+  PERSIST_UNSUPPORTED,
+  PRIVATE_ONLY,
+  REGION_PAYLOAD,
+} from './limits.js';
+import type { Broadcast } from './protocol.js';
+
+/** What the REST broadcast API needs besides the hub: the anon key and the write policies of a request. */
+export interface BroadcastApiDeps {
+  hub: Hub;
+  anonKey: string;
+  verifyToken(token: string): Promise<Claims>;
+  /** The caller's wallet and which private `topics` it may broadcast on. */
+  authorizeSends(claims: Claims, topics: Iterable<string>): Promise<SendVerdict>;
+}
+
+/** One message to broadcast, validated. */
+interface ApiMessage {
+  topic: string;
+  event: string;
+  payload: unknown;
+  binary: boolean;
+  private: boolean;
+}
+
+/** A refusal: the status and JSON body the request is answered with. */
+class Refusal {
+  constructor(
+    readonly status: number,
+    readonly body: unknown,
+  ) {}
+}
+
+const message = (status: number, text: string) => new Refusal(status, { message: text });
+
+/** The API gateway's answers (as hosted) for a missing or unknown API key. */
+const NO_API_KEY = new Refusal(401, { message: 'No API key found in request', hint: 'No `apikey` request header or url param was found.' });
+const BAD_API_KEY = new Refusal(401, { message: 'Invalid API key', hint: 'Double check your Supabase `anon` or `service_role` API key.' });
+/** Hosted Realtime's answer for a token it cannot verify. */
+const UNAUTHORIZED = message(401, 'Unauthorized');
+/** Hosted's answer to a single private broadcast the write policies refuse. */
+const UNAUTHORIZED_WRITE = message(403, 'Unauthorized');
+const UNSUPPORTED_MEDIA = new Refusal(415, { error: 'Unsupported Media Type. Use application/json or application/octet-stream' });
+const BLANK = "can't be blank";
+const INVALID = 'is invalid';
+
+function headerOrQuery(req: IncomingMessage, url: URL): string | null {
+  const header = req.headers.apikey;
+  if (typeof header === 'string' && header !== '') return header;
+  return url.searchParams.get('apikey') || null;
+}
+
+/** The caller's claims: the API key must be the anon key or a token of this project, the bearer token (else the key) gives the claims. */
+async function authenticate(req: IncomingMessage, url: URL, deps: BroadcastApiDeps): Promise<Claims> {
+  const apikey = headerOrQuery(req, url);
+  if (!apikey) throw NO_API_KEY;
+  if (apikey !== deps.anonKey) await deps.verifyToken(apikey).catch(() => Promise.reject(BAD_API_KEY));
+  const claims = await deps.verifyToken(bearerToken(req) ?? apikey).catch(() => Promise.reject(UNAUTHORIZED));
+  if (!(REQUEST_ROLES as readonly string[]).includes(claims.role)) throw UNAUTHORIZED;
+  return claims;
+}
+
+async function body(req: IncomingMessage): Promise<Buffer> {
+  try {
+    return await readBodyBytes(req, MAX_API_BODY_BYTES);
+  } catch (error) {
+    if (error instanceof BodyTooLargeError) throw message(413, 'Request Entity Too Large');
+    throw error;
+  }
+}
+
+function mediaType(req: IncomingMessage): string | null {
+  const header = req.headers['content-type'];
+  return header ? header.split(';')[0]!.trim().toLowerCase() : null;
+}
+
+function parseJson(bytes: Buffer): unknown {
+  if (bytes.length === 0) return {};
+  try {
+    return JSON.parse(bytes.toString('utf8'));
+  } catch {
+    throw message(400, 'Bad Request');
+  }
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function blank(value: unknown): boolean {
+  return value === undefined || value === null || (typeof value === 'string' && value.trim() === '');
+}
+
+function payloadBytes(item: { payload: unknown; binary: boolean }): number {
+  return item.binary ? (item.payload as Buffer).length : Buffer.byteLength(JSON.stringify(item.payload));
+}
+
+/** Reads one batch message as hosted's changeset does: its errors per field, or the message. */
+function readMessage(raw: Record<string, unknown>): { errors: Record<string, string[]> } | { message: ApiMessage } {
+  const errors: Record<string, string[]> = {};
+  const text = (field: 'topic' | 'event') => {
+    const value = raw[field];
+    if (value !== undefined && value !== null && typeof value !== 'string') errors[field] = [INVALID];
+    else if (blank(value)) errors[field] = [BLANK];
+    return value as string;
+  };
+  const topic = text('topic');
+  const event = text('event');
+  const payload = raw.payload;
+  if (payload !== undefined && payload !== null && !isRecord(payload)) errors.payload = [INVALID];
+  else if (blank(payload)) errors.payload = [BLANK];
+  else if (payloadBytes({ payload, binary: false }) > MAX_BROADCAST_BYTES) errors.payload = [PAYLOAD_TOO_LARGE];
+  const flag = raw.private;
+  let isPrivate = false;
+  if (flag === true || flag === 'true') isPrivate = true;
+  else if (flag !== undefined && flag !== null && flag !== false && flag !== 'false') errors.private = [INVALID];
+  if (Object.keys(errors).length > 0) return { errors };
+  return { message: { topic, event, payload, binary: false, private: isPrivate } };
+}
+
+/** The messages of a `POST /api/broadcast` body, validated as hosted's batch changeset; a 422 in its error shape otherwise. */
+function readBatch(parsed: unknown): ApiMessage[] {
+  const list = isRecord(parsed) ? parsed.messages : undefined;
+  const refuse = (errors: unknown) => new Refusal(422, { errors: { messages: errors } });
+  if (list === undefined || list === null || (Array.isArray(list) && list.length === 0)) throw refuse([BLANK]);
+  if (!Array.isArray(list) || !list.every(isRecord)) throw refuse([INVALID]);
+  const read = list.map(readMessage);
+  if (read.some((entry) => 'errors' in entry)) throw refuse(read.map((entry) => ('errors' in entry ? entry.errors : {})));
+  return read.map((entry) => (entry as { message: ApiMessage }).message);
+}
+
+function decodeSegment(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    throw message(400, 'Bad Request');
+  }
+}
+
+/** The message of a `POST /api/broadcast/<topic>/events/<event>` request: the body is its payload, JSON or raw bytes. */
+async function readSingle(req: IncomingMessage, url: URL, topic: string, event: string): Promise<ApiMessage> {
+  const type = mediaType(req);
+  const binary = type === 'application/octet-stream';
+  const bytes = await body(req);
+  const payload = binary ? bytes : parseJson(bytes);
+  if (payloadBytes({ payload, binary }) > MAX_BROADCAST_BYTES) throw new Refusal(422, { errors: { payload: [PAYLOAD_TOO_LARGE] } });
+  if (url.searchParams.has('persist') || url.searchParams.has('persist[ttl]')) throw message(422, PERSIST_UNSUPPORTED);
+  return { topic, event, payload, binary, private: url.searchParams.get('private') === 'true' };
+}
+
+/**
+ * Delivers validated messages as socket broadcasts are delivered: public ones to the topic's
+ * public members; private ones only on topics the write policies allow (the others are dropped
+ * when `refuseUnwritable` is false, as hosted's batch does, or refused with 403, as its single
+ * endpoint does). Region topics are private only and their payload `id` is the sender's wallet.
+ * The messages are taken from the sender's budget together.
+ */
+async function deliver(messages: ApiMessage[], claims: Claims, address: string, deps: BroadcastApiDeps, refuseUnwritable: boolean): Promise<void> {
+  if (messages.length > MAX_API_MESSAGES_PER_REQUEST) throw message(429, API_BATCH_TOO_LARGE);
+  if (messages.some((m) => !m.private && m.topic.startsWith(REGION_PREFIX))) throw message(403, PRIVATE_ONLY);
+  const privateTopics = new Set(messages.filter((m) => m.private).map((m) => m.topic));
+  const verdict: SendVerdict =
+    privateTopics.size > 0 || claims.role !== 'anon'
+      ? await deps.authorizeSends(claims, privateTopics)
+      : { writable: new Set(), wallet: null };
+  if (refuseUnwritable && [...privateTopics].some((topic) => !verdict.writable.has(topic))) throw UNAUTHORIZED_WRITE;
+  const sender = verdict.wallet ?? (claims.sub ? `sub:${claims.sub}` : `address:${address}`);
+  const sent: { topic: string; item: Broadcast; private: boolean }[] = [];
+  for (const m of messages) {
+    if (m.private && !verdict.writable.has(m.topic)) continue;
+    const topic = `realtime:${m.topic}`;
+    const item = stampedPayload(topic, verdict.wallet, { event: m.event, payload: m.payload, binary: m.binary });
+    if (!item) throw message(422, REGION_PAYLOAD);
+    sent.push({ topic, item, private: m.private });
+  }
+  if (sent.length > 0 && !deps.hub.takeWalletMessage(sender, sent.length)) throw message(429, API_RATE_LIMITED);
+  for (const { topic, item, private: isPrivate } of sent) {
+    deliverBroadcast(deps.hub.topics.get(topic), topic, isPrivate, item, `${topic}\0${sender}\0${item.event}`, null);
+  }
+}
+
+const SINGLE = /^\/api\/broadcast\/([^/]+)\/events\/([^/]+)$/;
+
+/**
+ * Serves the Realtime broadcast REST API under `/realtime/v1`: `POST /api/broadcast` with
+ * `{messages: [{topic, event, payload, private}]}` and `POST /api/broadcast/<topic>/events/<event>`
+ * (`?private=true`, a JSON or `application/octet-stream` body), both answering 202 once the
+ * messages were handed to the joined members. Returns false for any other path or method,
+ * which the caller answers with a 404.
+ */
+export async function handleBroadcastApi(req: IncomingMessage, res: ServerResponse, path: string, deps: BroadcastApiDeps): Promise<boolean> {
+  const single = SINGLE.exec(path);
+  if (req.method !== 'POST' || (path !== '/api/broadcast' && !single)) return false;
+  const url = new URL(req.url ?? '/', 'http://localhost');
+  const address = req.socket.remoteAddress ?? '';
+  try {
+    if (single) {
+      const type = mediaType(req);
+      if (!headerOrQuery(req, url)) throw NO_API_KEY;
+      if (type !== null && type !== 'application/json' && type !== 'application/octet-stream') throw UNSUPPORTED_MEDIA;
+      const claims = await authenticate(req, url, deps);
+      const item = await readSingle(req, url, decodeSegment(single[1]!), decodeSegment(single[2]!));
+      await deliver([item], claims, address, deps, true);
+    } else {
+      const claims = await authenticate(req, url, deps);
+      const bytes = await body(req);
+      const parsed = mediaType(req)?.endsWith('json') ? parseJson(bytes) : {};
+      await deliver(readBatch(parsed), claims, address, deps, false);
+    }
+    sendJson(res, 202, undefined);
+  } catch (error) {
+    if (!(error instanceof Refusal)) throw error;
+    sendJson(res, error.status, error.body);
+  }
+  return true;
+}
