@@ -27,6 +27,8 @@ export interface BroadcastApiDeps {
   verifyToken(token: string): Promise<Claims>;
   /** The caller's wallet and which private `topics` it may broadcast on. */
   authorizeSends(claims: Claims, topics: Iterable<string>): Promise<SendVerdict>;
+  /** Takes one request from the network address's budget; false when it is spent. */
+  takeAddressRequest(address: string): boolean;
 }
 
 /** One message to broadcast, validated. */
@@ -209,6 +211,7 @@ export async function handleBroadcastApi(req: IncomingMessage, res: ServerRespon
   const url = new URL(req.url ?? '/', 'http://localhost');
   const address = req.socket.remoteAddress ?? '';
   try {
+    if (!deps.takeAddressRequest(address)) throw message(429, API_RATE_LIMITED);
     if (single) {
       const type = mediaType(req);
       if (!headerOrQuery(req, url)) throw NO_API_KEY;

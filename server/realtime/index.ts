@@ -13,6 +13,7 @@ import type { Hub } from './connection.js';
 import { createDispatcher } from './dispatch.js';
 import {
   CATALOGUE_REFRESH_MS,
+  MAX_API_REQUESTS_PER_ADDRESS_PER_SECOND,
   MAX_FRAME_BYTES,
   MAX_JOINS_PER_SECOND,
   MAX_MESSAGES_PER_SECOND,
@@ -72,8 +73,9 @@ export async function attachRealtime(server: Server, deps: RealtimeDeps): Promis
   const stopWatching = await db.listen(SCHEMA_CHANNEL, () => void refreshTables());
   const topics = new Map<string, Set<Channel>>();
   const walletBudgets = new Map<string, TokenBucket>();
+  const addressBudgets = new Map<string, TokenBucket>();
   const sweep = setInterval(() => {
-    for (const [wallet, budget] of walletBudgets) if (budget.full()) walletBudgets.delete(wallet);
+    for (const budgets of [walletBudgets, addressBudgets]) for (const [key, budget] of budgets) if (budget.full()) budgets.delete(key);
   }, WALLET_SWEEP_MS).unref();
   let lastRefresh = performance.now();
   let refreshing: Promise<void> | null = null;
@@ -183,7 +185,17 @@ export async function attachRealtime(server: Server, deps: RealtimeDeps): Promis
   };
   server.on('upgrade', onUpgrade);
 
-  const api = { hub, anonKey, verifyToken, authorizeSends: (claims: Claims, topics: Iterable<string>) => authorizeSends(db, claims, topics) };
+  const api = {
+    hub,
+    anonKey,
+    verifyToken,
+    authorizeSends: (claims: Claims, topics: Iterable<string>) => authorizeSends(db, claims, topics),
+    takeAddressRequest(address: string) {
+      let budget = addressBudgets.get(address);
+      if (!budget) addressBudgets.set(address, (budget = new TokenBucket(MAX_API_REQUESTS_PER_ADDRESS_PER_SECOND)));
+      return budget.take();
+    },
+  };
 
   return {
     handleHttp: (req, res, path) => handleBroadcastApi(req, res, path, api),

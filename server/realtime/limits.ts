@@ -51,6 +51,11 @@ export const MAX_PRESENCE_KEYS_PER_TOPIC = 100;
 export const MAX_PRESENCE_METAS_PER_KEY = 5;
 /** Messages one REST broadcast request may carry (one second of a sender's budget). */
 export const MAX_API_MESSAGES_PER_REQUEST = 100;
+/**
+ * REST broadcast requests one network address may make per second, counted before the token is
+ * verified or any policy is asked, so a flood of requests costs no database work.
+ */
+export const MAX_API_REQUESTS_PER_ADDRESS_PER_SECOND = 50;
 /** Largest REST broadcast request body, in bytes (the largest frame a socket may send). */
 export const MAX_API_BODY_BYTES = MAX_FRAME_BYTES;
 

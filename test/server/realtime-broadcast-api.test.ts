@@ -217,6 +217,22 @@ test("a batch holds at most 100 messages; a sender's budget is 100 a second, sha
   await carol.client.removeChannel(listener.channel);
 });
 
+test('one address makes at most 50 requests a second, refused before its token is read', async () => {
+  await new Promise((resolve) => setTimeout(resolve, 1100));
+  const batch = { messages: [{ topic: nextTopic(), event: 'e', payload: { n: 1 } }] };
+  // A burst of 100 with a bad token: those within the budget reach the token check (401), the
+  // rest are refused before it (429). The budget refills while the burst is served, so a few
+  // more than 50 may pass.
+  const answers = await Promise.all(Array.from({ length: 100 }, () => post('/api/broadcast', batch, { Authorization: 'Bearer not-a-token' })));
+  const unauthorized = answers.filter((answer) => answer.status === 401).length;
+  const limited = answers.filter((answer) => answer.status === 429);
+  assert.is(unauthorized + limited.length, 100);
+  assert.ok(unauthorized >= 50 && limited.length > 0, `${unauthorized} reached the token check`);
+  assert.equal(limited[0]!.body, { message: 'You have exceeded your rate limit' });
+  await new Promise((resolve) => setTimeout(resolve, 1100));
+  assert.equal(await post('/api/broadcast', batch), { status: 202, body: '' });
+});
+
 test('other paths and methods under /realtime/v1 stay JSON 404s', async () => {
   for (const [method, path] of [
     ['GET', '/api/broadcast'],
