@@ -153,6 +153,32 @@ test('building earns a level: the HUD shows LV 2 once the server counts ten plac
   assert.is((await local(alice.page)).level, 2);
 });
 
+test('RESTORE puts back the block the other player removed; Ctrl+Z and Ctrl+Shift+Z undo and redo, seen by the other', async ({ alice, bob }) => {
+  // Bob removed Alice's block two steps ago: it is the first land tile right of her again.
+  const { tileX, tileY } = await landTileRightOf(alice.page);
+  const restore = alice.page.getByTestId('restore-button');
+  await restore.waitFor({ timeout: 12_000 });
+  assert.is(await restore.textContent(), 'RESTORE 1');
+  assert.is(await restore.getAttribute('aria-label'), 'Restore 1 block others removed');
+  await restore.click();
+  assert.is(await until(bob.page, ([x, y]) => window.__tessera!.tileAt(x!, y!), [tileX, tileY]), 'stone');
+  await restore.waitFor({ state: 'detached', timeout: 12_000 });
+  // A new block of hers, one land tile further right; undone and redone from the keyboard.
+  let next = tileX + 1;
+  while (isWaterTile(next, tileY, WORLD_SEED)) next++;
+  await clickTile(alice.page, next, tileY, 'left');
+  assert.is(await until(bob.page, ([x, y]) => window.__tessera!.tileAt(x!, y!), [next, tileY]), 'stone');
+  await alice.page.keyboard.press('Control+KeyZ');
+  await until(bob.page, ([x, y]) => window.__tessera!.tileAt(x!, y!) === null, [next, tileY]);
+  assert.is(await alice.page.evaluate(([x, y]) => window.__tessera!.tileAt(x!, y!), [next, tileY]), null);
+  await alice.page.keyboard.press('Control+Shift+KeyZ');
+  assert.is(await until(bob.page, ([x, y]) => window.__tessera!.tileAt(x!, y!), [next, tileY]), 'stone');
+  // Bob cannot undo what Alice built: his history holds only his own removal, and undoing it
+  // would put back a block that is not his.
+  await bob.page.keyboard.press('Control+KeyZ');
+  await bob.page.getByText('Only your own blocks can be put back.').waitFor();
+});
+
 test("a name another wallet holds is refused on the landing, look-alikes too, before ENTER WORLD", async ({ browser, port }) => {
   const wallet = createTestWallet();
   const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, baseURL: `http://localhost:${port}` });
