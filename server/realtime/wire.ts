@@ -21,6 +21,26 @@ interface Queued {
   binary: boolean;
 }
 
+/** Sockets corked during this turn of the event loop; all are uncorked together once it ends. */
+const corked = new Set<Duplex>();
+
+function uncorkAll(): void {
+  for (const socket of corked) socket.uncork();
+  corked.clear();
+}
+
+/**
+ * Holds `socket`'s writes until the current turn of the event loop is over (every I/O callback
+ * of this poll phase), so the frames a socket is sent in one turn (a batch of changes, the poses
+ * of many senders) leave in one system call instead of one each.
+ */
+function corkForThisTurn(socket: Duplex): void {
+  if (corked.has(socket)) return;
+  if (corked.size === 0) setImmediate(uncorkAll);
+  corked.add(socket);
+  socket.cork();
+}
+
 /**
  * One socket's way out. Messages go to `ws`'s own send (which frames them; the same Buffer is
  * shared by every socket a message goes to) while the socket has taken less than
@@ -43,7 +63,7 @@ export class Outbound {
 
   constructor(
     private readonly ws: WebSocket,
-    socket: Duplex,
+    private readonly socket: Duplex,
     private readonly onOverflow: (queuedBytes: number) => void,
   ) {
     socket.on('drain', () => this.flush());
@@ -58,7 +78,7 @@ export class Outbound {
   durable(data: Buffer, binary: boolean): void {
     if (!this.open()) return;
     if (this.durableQueue.length === 0 && this.ephemeralQueue.size === 0 && this.roomy()) {
-      this.ws.send(data, { binary });
+      this.send(data, binary);
       return;
     }
     this.durableQueue.push({ data, binary });
@@ -70,7 +90,7 @@ export class Outbound {
   ephemeral(key: string, data: Buffer, binary: boolean): void {
     if (!this.open()) return;
     if (this.durableQueue.length === 0 && this.ephemeralQueue.size === 0 && this.roomy()) {
-      this.ws.send(data, { binary });
+      this.send(data, binary);
       return;
     }
     const previous = this.ephemeralQueue.get(key);
@@ -91,6 +111,11 @@ export class Outbound {
     return !this.closing && this.ws.readyState === this.ws.OPEN;
   }
 
+  private send(data: Buffer, binary: boolean): void {
+    corkForThisTurn(this.socket);
+    this.ws.send(data, { binary });
+  }
+
   private roomy(): boolean {
     return this.ws.bufferedAmount < OUTBOUND_HIGH_WATER_BYTES;
   }
@@ -101,7 +126,7 @@ export class Outbound {
       const durable = this.durableQueue.shift();
       if (durable) {
         this.durableBytes -= durable.data.length;
-        this.ws.send(durable.data, { binary: durable.binary });
+        this.send(durable.data, durable.binary);
         continue;
       }
       const next = this.ephemeralQueue.entries().next();
@@ -109,7 +134,7 @@ export class Outbound {
       const [key, queued] = next.value;
       this.ephemeralQueue.delete(key);
       this.ephemeralBytes -= queued.data.length;
-      this.ws.send(queued.data, { binary: queued.binary });
+      this.send(queued.data, queued.binary);
     }
   }
 
