@@ -83,7 +83,7 @@ export function resolveEmbed(catalog: Catalog, parent: TableInfo, target: string
   if (!candidates.length) {
     const using = hint === undefined ? '' : ` using the hint '${hint}'`;
     throw new RestError(400, 'PGRST200', `Could not find a relationship between '${parent.name}' and '${target}' in the schema cache`,
-      `Searched for a foreign key relationship between '${parent.name}' and '${target}'${using} in the schema 'public', but no matches were found.`);
+      `Searched for a foreign key relationship between '${parent.name}' and '${target}'${using} in the schema '${parent.schema}', but no matches were found.`);
   }
   const names = candidates.map((c) => (c.relationship.cardinality === 'many-to-many' ? c.relationship.junction : c.relationship.key.constraint));
   const error = new RestError(300, 'PGRST201', `Could not embed because more than one relationship was found for '${parent.name}' and '${target}'`, null,

@@ -1,4 +1,4 @@
-import { ident, type Catalog, type FunctionInfo, type TableInfo } from './catalog.js';
+import { ident, qualified, type Catalog, type FunctionInfo, type TableInfo } from './catalog.js';
 import { checkQueryBounds } from './bounds.js';
 import { RestError } from './errors.js';
 import type { Preferences } from './prefer.js';
@@ -13,7 +13,7 @@ const takesWholeBody = (fn: FunctionInfo) => fn.args.length === 1 && fn.args[0]!
 /** Whether PostgREST can call `fn` at all: named arguments, or one unnamed json/jsonb/text one. */
 const callable = (fn: FunctionInfo) => fn.args.every((arg) => arg.name !== '') || takesWholeBody(fn);
 
-const signature = (fn: FunctionInfo) => `public.${fn.name}(${fn.args.map((arg) => `${arg.name} => ${arg.type}`).join(', ')})`;
+const signature = (fn: FunctionInfo) => `${fn.schema}.${fn.name}(${fn.args.map((arg) => `${arg.name} => ${arg.type}`).join(', ')})`;
 
 /**
  * The overload of `name` that the argument names `keys` call, as PostgREST resolves it:
@@ -36,8 +36,8 @@ export function resolveFunction(catalog: Catalog, name: string, keys: string[], 
   }
   const described = keys.length ? `(${keys.join(', ')})` : ' without parameters';
   const searched = keys.length ? ` with parameter${keys.length > 1 ? 's' : ''} ${keys.join(', ')}` : ' without parameters';
-  throw new RestError(404, 'PGRST202', `Could not find the function public.${name}${described} in the schema cache`,
-    `Searched for the function public.${name}${searched} or with a single unnamed json/jsonb parameter, but no matches were found in the schema cache.`);
+  throw new RestError(404, 'PGRST202', `Could not find the function ${catalog.schema}.${name}${described} in the schema cache`,
+    `Searched for the function ${catalog.schema}.${name}${searched} or with a single unnamed json/jsonb parameter, but no matches were found in the schema cache.`);
 }
 
 /** The table-like shape of a function's rows: its table or view, or its `returns table` columns. */
@@ -45,7 +45,7 @@ function resultTable(catalog: Catalog, fn: FunctionInfo): TableInfo | null {
   if (fn.returnsTable) return catalog.tables.get(fn.returnsTable)!;
   if (!fn.resultColumns.length) return null;
   return {
-    name: fn.name, columns: fn.resultColumns.map(([column]) => column), types: new Map(fn.resultColumns), view: true,
+    schema: fn.schema, name: fn.name, columns: fn.resultColumns.map(([column]) => column), types: new Map(fn.resultColumns), view: true,
     primaryKey: [], uniques: [], largeText: new Map(), indexes: [],
   };
 }
@@ -89,7 +89,7 @@ export function planRpc(catalog: Catalog, name: string, params: URLSearchParams,
   let argsFrom = '';
   if (wholeBody) {
     sqlParams.push(typeof body === 'string' && fn.args[0]!.type === 'text' ? body : JSON.stringify(body ?? null));
-    call = `public.${ident(fn.name)}($1::${fn.args[0]!.type})`;
+    call = `${qualified(fn)}($1::${fn.args[0]!.type})`;
   } else {
     const given = fn.args.filter((arg) => arg.name in args);
     const values = Object.fromEntries(given.map((arg) => {
@@ -97,7 +97,7 @@ export function planRpc(catalog: Catalog, name: string, params: URLSearchParams,
       const isJson = arg.type === 'json' || arg.type === 'jsonb';
       return [arg.name, read && isJson && typeof value === 'string' ? safeJson(value) : value];
     }));
-    call = `public.${ident(fn.name)}(${given.map((arg) => `${ident(arg.name)} := pgrst_args.${ident(arg.name)}`).join(', ')})`;
+    call = `${qualified(fn)}(${given.map((arg) => `${ident(arg.name)} := pgrst_args.${ident(arg.name)}`).join(', ')})`;
     if (given.length) {
       sqlParams.push(JSON.stringify(values));
       argsFrom = `json_to_record($1::json) as pgrst_args(${given.map((arg) => `${ident(arg.name)} ${arg.type}`).join(', ')})`;

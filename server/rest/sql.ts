@@ -1,4 +1,4 @@
-import { ident, type TableInfo } from './catalog.js';
+import { ident, qualified, type TableInfo } from './catalog.js';
 import { RestError } from './errors.js';
 import type { Relationship } from './embed.js';
 import { ftsFunction, isFts, operatorSql, type Condition, type EmbedQuery, type FieldRef, type Filter, type OrderTerm, type RequestQuery } from './query.js';
@@ -19,7 +19,7 @@ export interface ResultRow {
 }
 
 function target(table: TableInfo): string {
-  return `public.${ident(table.name)}`;
+  return qualified(table);
 }
 
 /** A parameter placeholder for `value`, appended to `params`. */
@@ -75,12 +75,12 @@ function filterSql(table: TableInfo, filter: Filter, params: unknown[], q: strin
 }
 
 /** The join of an embedded resource (aliased `child`) to its parent row (aliased `parent`). */
-function joinSql(relationship: Relationship, parent: string, child: string): string {
+function joinSql(relationship: Relationship, parent: string, child: string, schema: string): string {
   const pairs = (left: string, leftColumns: string[], right: string, rightColumns: string[]) =>
     leftColumns.map((column, i) => `${left}.${ident(column)} = ${right}.${ident(rightColumns[i]!)}`);
   if (relationship.cardinality === 'many-to-many') {
     const { junction, toParent, toChild } = relationship;
-    return `exists (select 1 from public.${ident(junction)} as pgrst_j where ${[
+    return `exists (select 1 from ${ident(schema)}.${ident(junction)} as pgrst_j where ${[
       ...pairs('pgrst_j', toParent.columns, parent, toParent.foreignColumns),
       ...pairs('pgrst_j', toChild.columns, child, toChild.foreignColumns),
     ].join(' and ')})`;
@@ -97,8 +97,8 @@ function conditionsSql(table: TableInfo, query: RequestQuery, params: unknown[],
   query.embeds.forEach((embed, n) => {
     if (!embed.inner && !embed.absent) return;
     const alias = ident(`pgrst_${depth}_${n}`);
-    const inner = [joinSql(embed.relationship, q, alias), ...conditionsSql(embed.table, embed.query, params, alias, depth + 1)];
-    conditions.push(`${embed.absent ? 'not ' : ''}exists (select 1 from public.${ident(embed.table.name)} as ${alias} where ${inner.join(' and ')})`);
+    const inner = [joinSql(embed.relationship, q, alias, embed.table.schema), ...conditionsSql(embed.table, embed.query, params, alias, depth + 1)];
+    conditions.push(`${embed.absent ? 'not ' : ''}exists (select 1 from ${qualified(embed.table)} as ${alias} where ${inner.join(' and ')})`);
   });
   return conditions;
 }
@@ -113,9 +113,9 @@ function embedSql(parent: string, embed: EmbedQuery, params: unknown[], depth: n
   const alias = ident(`pgrst_${depth}_${n}`);
   const rows = ident(`pgrst_rows_${depth}_${n}`);
   const query = embed.query;
-  const where = [joinSql(embed.relationship, parent, alias), ...conditionsSql(embed.table, query, params, alias, depth + 1)].join(' and ');
+  const where = [joinSql(embed.relationship, parent, alias, embed.table.schema), ...conditionsSql(embed.table, query, params, alias, depth + 1)].join(' and ');
   const columns = projection(embed.table, query, params, alias, depth + 1) || 'null as pgrst_none';
-  const from = `from public.${ident(embed.table.name)} as ${alias} where ${where}`;
+  const from = `from ${qualified(embed.table)} as ${alias} where ${where}`;
   const toMany = embed.relationship.cardinality === 'one-to-many' || embed.relationship.cardinality === 'many-to-many';
   if (!toMany) return `(select row_to_json(${rows}) from (select ${columns} ${from} limit 1) ${rows})`;
   const order = orderSql(embed.table, query.order, params, alias);
