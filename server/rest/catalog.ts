@@ -74,6 +74,13 @@ export interface FunctionInfo {
   resultColumns: [string, string][];
   /** `i`mmutable, `s`table or `v`olatile: only volatile functions may be called with POST alone. */
   volatility: 'i' | 's' | 'v';
+  /**
+   * The table or view of this schema whose row type its one argument is, if it takes exactly one
+   * such argument: then it is a computed column or a computed relationship of that table.
+   */
+  rowArg: string | null;
+  /** The planner's row estimate (`ROWS n`): a set-returning function with `ROWS 1` embeds as to-one. */
+  rows: number;
 }
 
 /** One exposed schema: its tables and views by name, their foreign keys and its functions by name. */
@@ -195,8 +202,9 @@ async function loadForeignKeys(db: Database, schema: string): Promise<ForeignKey
   return rows;
 }
 
-interface FunctionRow extends Omit<FunctionInfo, 'returnsTable' | 'schema'> {
+interface FunctionRow extends Omit<FunctionInfo, 'returnsTable' | 'schema' | 'rowArg'> {
   returns_relation: string | null;
+  arg_relation: string | null;
 }
 
 /** The functions of `schema` that are not triggers, aggregates or procedures. */
@@ -213,7 +221,11 @@ async function loadFunctions(db: Database, schema: string, tables: Map<string, T
        format_type(p.prorettype, null) as returns, p.proretset as "returnsSet", p.provolatile as volatility,
        (select r.relname::text from pg_type t join pg_class r on r.oid = t.typrelid
           join pg_namespace rn on rn.oid = r.relnamespace
-        where t.oid = p.prorettype and rn.nspname = $1) as returns_relation
+        where t.oid = p.prorettype and rn.nspname = $1) as returns_relation,
+       (select r.relname::text from pg_type t join pg_class r on r.oid = t.typrelid
+          join pg_namespace rn on rn.oid = r.relnamespace
+        where p.pronargs = 1 and t.oid = p.proargtypes[0] and rn.nspname = $1) as arg_relation,
+       p.prorows::float8 as rows
      from pg_proc p join pg_namespace n on n.oid = p.pronamespace
      where n.nspname = $1 and p.prokind = 'f'
        and p.prorettype not in ('trigger'::regtype, 'event_trigger'::regtype)
@@ -222,8 +234,12 @@ async function loadFunctions(db: Database, schema: string, tables: Map<string, T
     [schema],
   );
   const functions = new Map<string, FunctionInfo[]>();
-  for (const { returns_relation, ...row } of rows) {
-    const info: FunctionInfo = { ...row, schema, returnsTable: returns_relation && tables.has(returns_relation) ? returns_relation : null };
+  for (const { returns_relation, arg_relation, ...row } of rows) {
+    const info: FunctionInfo = {
+      ...row, schema,
+      returnsTable: returns_relation && tables.has(returns_relation) ? returns_relation : null,
+      rowArg: arg_relation && tables.has(arg_relation) ? arg_relation : null,
+    };
     functions.set(row.name, [...(functions.get(row.name) ?? []), info]);
   }
   return functions;

@@ -1,6 +1,6 @@
-import { checkColumn, type Catalog, type TableInfo } from './catalog.js';
+import { checkColumn, type Catalog, type FunctionInfo, type TableInfo } from './catalog.js';
 import { checkEmbedBounds } from './bounds.js';
-import { resolveEmbed, type Relationship } from './embed.js';
+import { computedColumn, resolveEmbed, type Relationship } from './embed.js';
 import { parseError, RestError } from './errors.js';
 
 /** The SQL operator of each binary filter operator (PostgREST's operator table). */
@@ -43,7 +43,10 @@ export type Filter = Condition | LogicTree;
 
 /** One selected value: a field with an optional cast and output name. */
 export interface SelectField {
+  /** The column; for a computed column, the function's name with no JSON steps. */
   field: FieldRef;
+  /** A computed column: the function of the row that gives the value. */
+  computed?: FunctionInfo;
   cast?: string;
   /** The JSON key of the value in the response. */
   name: string;
@@ -166,7 +169,7 @@ interface EmbedItem {
 
 const EMBED = /^(?:("[^"]+"|[A-Za-z_][A-Za-z0-9_]*):)?([A-Za-z_][A-Za-z0-9_]*)((?:![A-Za-z_][A-Za-z0-9_]*)*)\((.*)\)$/s;
 
-function parseSelect(table: TableInfo, text: string, embeds: EmbedItem[]): SelectField[] {
+function parseSelect(catalog: Catalog, table: TableInfo, text: string, embeds: EmbedItem[]): SelectField[] {
   const out: SelectField[] = [];
   if (!text.trim()) return out;
   for (const part of splitTopLevel(text)) {
@@ -194,6 +197,11 @@ function parseSelect(table: TableInfo, text: string, embeds: EmbedItem[]): Selec
       cast = rest.slice(castAt + 2).trim();
       rest = rest.slice(0, castAt);
       if (!CAST.test(cast)) throw parseError(`"failed to parse select parameter (${text})"`, `unexpected cast "${cast}"`);
+    }
+    const computed = table.columns.includes(unquote(rest.trim())) ? undefined : computedColumn(catalog, table, unquote(rest.trim()));
+    if (computed) {
+      out.push({ field: { column: computed.name, path: [] }, computed, cast, name: alias ? unquote(alias[1]!) : computed.name });
+      continue;
     }
     const field = parseField(table, rest, `select parameter (${text})`);
     const name = alias ? unquote(alias[1]!) : field.path.at(-1)?.key ?? field.column;
@@ -310,7 +318,7 @@ export function parseFilters(table: TableInfo, params: URLSearchParams, skip: Re
 export function parseQuery(catalog: Catalog, table: TableInfo, params: URLSearchParams, skip?: ReadonlySet<string>, depth = 0): RequestQuery {
   const raw = params.get('select');
   const items: EmbedItem[] = [];
-  const select = parseSelect(table, depth === 0 && !raw?.trim() ? '*' : raw ?? '', items);
+  const select = parseSelect(catalog, table, depth === 0 && !raw?.trim() ? '*' : raw ?? '', items);
   checkEmbedBounds(depth + (items.length ? 1 : 0), items.length);
   const own = new URLSearchParams();
   const childParams = items.map((item) => new URLSearchParams({ select: item.select }));

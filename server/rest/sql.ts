@@ -1,6 +1,5 @@
 import { ident, qualified, type TableInfo } from './catalog.js';
 import { RestError } from './errors.js';
-import type { Relationship } from './embed.js';
 import { ftsFunction, isFts, operatorSql, type Condition, type EmbedQuery, type FieldRef, type Filter, type OrderTerm, type RequestQuery } from './query.js';
 import type { Preferences } from './prefer.js';
 
@@ -74,21 +73,36 @@ function filterSql(table: TableInfo, filter: Filter, params: unknown[], q: strin
   return filter.negate ? `not (${sql})` : `(${sql})`;
 }
 
-/** The join of an embedded resource (aliased `child`) to its parent row (aliased `parent`). */
-function joinSql(relationship: Relationship, parent: string, child: string, schema: string): string {
+/**
+ * Where the rows of an embedded resource (aliased `child`) come from and how they join the parent
+ * row (aliased `parent`): the table and its key conditions, or a computed relationship's function
+ * called with the parent row.
+ */
+function embedSourceSql(embed: EmbedQuery, parent: string, child: string): { from: string; join: string[] } {
+  const relationship = embed.relationship;
+  if (relationship.cardinality === 'computed') {
+    return { from: `${qualified(relationship.fn)}(${parent}::${relationship.rowType}) as ${child}`, join: [] };
+  }
+  const from = `${qualified(embed.table)} as ${child}`;
   const pairs = (left: string, leftColumns: string[], right: string, rightColumns: string[]) =>
     leftColumns.map((column, i) => `${left}.${ident(column)} = ${right}.${ident(rightColumns[i]!)}`);
   if (relationship.cardinality === 'many-to-many') {
     const { junction, toParent, toChild } = relationship;
-    return `exists (select 1 from ${ident(schema)}.${ident(junction)} as pgrst_j where ${[
+    return { from, join: [`exists (select 1 from ${ident(embed.table.schema)}.${ident(junction)} as pgrst_j where ${[
       ...pairs('pgrst_j', toParent.columns, parent, toParent.foreignColumns),
       ...pairs('pgrst_j', toChild.columns, child, toChild.foreignColumns),
-    ].join(' and ')})`;
+    ].join(' and ')})`] };
   }
   const { key } = relationship;
-  return (relationship.parentHoldsKey
+  return { from, join: relationship.parentHoldsKey
     ? pairs(child, key.foreignColumns, parent, key.columns)
-    : pairs(child, key.columns, parent, key.foreignColumns)).join(' and ');
+    : pairs(child, key.columns, parent, key.foreignColumns) };
+}
+
+/** Whether an embedded resource is a JSON array (to-many) rather than an object or null. */
+export function isToMany(embed: Pick<EmbedQuery, 'relationship'>): boolean {
+  const r = embed.relationship;
+  return r.cardinality === 'one-to-many' || r.cardinality === 'many-to-many' || (r.cardinality === 'computed' && !r.toOne);
 }
 
 /** Conditions on the rows of `table` (aliased `q`): its filters and its `!inner`/`is.null` embeds. */
@@ -97,8 +111,9 @@ function conditionsSql(table: TableInfo, query: RequestQuery, params: unknown[],
   query.embeds.forEach((embed, n) => {
     if (!embed.inner && !embed.absent) return;
     const alias = ident(`pgrst_${depth}_${n}`);
-    const inner = [joinSql(embed.relationship, q, alias, embed.table.schema), ...conditionsSql(embed.table, embed.query, params, alias, depth + 1)];
-    conditions.push(`${embed.absent ? 'not ' : ''}exists (select 1 from ${qualified(embed.table)} as ${alias} where ${inner.join(' and ')})`);
+    const source = embedSourceSql(embed, q, alias);
+    const inner = [...source.join, ...conditionsSql(embed.table, embed.query, params, alias, depth + 1)];
+    conditions.push(`${embed.absent ? 'not ' : ''}exists (select 1 from ${source.from} where ${inner.join(' and ') || 'true'})`);
   });
   return conditions;
 }
@@ -113,10 +128,11 @@ function embedSql(parent: string, embed: EmbedQuery, params: unknown[], depth: n
   const alias = ident(`pgrst_${depth}_${n}`);
   const rows = ident(`pgrst_rows_${depth}_${n}`);
   const query = embed.query;
-  const where = [joinSql(embed.relationship, parent, alias, embed.table.schema), ...conditionsSql(embed.table, query, params, alias, depth + 1)].join(' and ');
+  const source = embedSourceSql(embed, parent, alias);
+  const where = [...source.join, ...conditionsSql(embed.table, query, params, alias, depth + 1)].join(' and ') || 'true';
   const columns = projection(embed.table, query, params, alias, depth + 1) || 'null as pgrst_none';
-  const from = `from ${qualified(embed.table)} as ${alias} where ${where}`;
-  const toMany = embed.relationship.cardinality === 'one-to-many' || embed.relationship.cardinality === 'many-to-many';
+  const from = `from ${source.from} where ${where}`;
+  const toMany = isToMany(embed);
   if (!toMany) return `(select row_to_json(${rows}) from (select ${columns} ${from} limit 1) ${rows})`;
   const order = orderSql(embed.table, query.order, params, alias);
   const limit = query.limit === undefined ? '' : `limit ${query.limit}`;
@@ -126,7 +142,10 @@ function embedSql(parent: string, embed: EmbedQuery, params: unknown[], depth: n
 
 /** The select list: each field (cast if asked) under its output name, then each shown embed. */
 function projection(table: TableInfo, query: Pick<RequestQuery, 'select' | 'embeds'>, params: unknown[], q = ident(table.name), depth = 1): string {
-  const fields = query.select.map((item) => `${fieldSql(table, item.field, params, q)}${item.cast ? `::${item.cast}` : ''} as ${ident(item.name)}`);
+  const fields = query.select.map((item) => {
+    const value = item.computed ? `${qualified(item.computed)}(${q}::${qualified(table)})` : fieldSql(table, item.field, params, q);
+    return `${value}${item.cast ? `::${item.cast}` : ''} as ${ident(item.name)}`;
+  });
   const embeds = query.embeds.flatMap((embed, n) => (embed.shown ? [`${embedSql(q, embed, params, depth, n)} as ${ident(embed.name)}`] : []));
   return [...fields, ...embeds].join(', ');
 }
