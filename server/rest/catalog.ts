@@ -254,10 +254,10 @@ export function tableOf(catalog: Catalog, name: string): TableInfo {
   return table;
 }
 
-/** Checks that `column` exists in `table`, with the error PostgreSQL gives otherwise (42703). */
-export function checkColumn(table: TableInfo, column: string): string {
+/** Checks that `column` exists in `table`, with the error PostgreSQL gives otherwise (42703), naming the table `label`. */
+export function checkColumn(table: TableInfo, column: string, label = table.name): string {
   if (!table.columns.includes(column)) {
-    throw new RestError(400, '42703', `column ${table.name}.${column} does not exist`);
+    throw new RestError(400, '42703', `column ${label}.${column} does not exist`);
   }
   return column;
 }

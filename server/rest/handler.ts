@@ -211,7 +211,7 @@ async function serveRpc(req: IncomingMessage, res: ServerResponse, name: string,
   // A function may write: max-affected (handling=strict) bounds the rows it returns, as for a write.
   const row = await run(ctx.db, claims, plan.statement, single && plan.shape === 'rows', prefer, true, ctx.catalog.schema);
   const headers: Record<string, string> = {};
-  if (plan.shape === 'rows' || plan.shape === 'row') {
+  if (plan.shape !== 'void') {
     const range = row.page > 0 ? `${plan.offset}-${plan.offset + row.page - 1}` : '*';
     headers['Content-Range'] = `${range}/${row.total ?? '*'}`;
   }

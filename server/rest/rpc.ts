@@ -27,8 +27,9 @@ export function resolveFunction(catalog: Catalog, name: string, keys: string[], 
     && keys.every((key) => fn.args.some((arg) => arg.name === key))
     && fn.args.every((arg) => arg.hasDefault || keys.includes(arg.name)));
   const whole = overloads.filter((fn) => takesWholeBody(fn) && (body ? keys.length > 0 || fn.args[0]!.hasDefault : fn.args[0]!.hasDefault && !keys.length));
-  const matches = named.length ? named : whole;
-  if (matches.length === 1) return { fn: matches[0]!, wholeBody: !named.length };
+  // Without arguments, a function that takes none and one whose single unnamed argument has a default both match.
+  const matches = named.length && keys.length ? named : [...named, ...whole];
+  if (matches.length === 1) return { fn: matches[0]!, wholeBody: !named.includes(matches[0]!) };
   if (matches.length > 1) {
     const list = [...matches].sort((a, b) => a.args.length - b.args.length || signature(a).localeCompare(signature(b))).map(signature);
     throw new RestError(300, 'PGRST203', `Could not choose the best candidate function between: ${list.join(', ')}`, null,
@@ -123,7 +124,7 @@ export function planRpc(catalog: Catalog, name: string, params: URLSearchParams,
     ? `(select coalesce(json_agg(pgrst_x), '[]')::text from ${from('pgrst_x')})`
     : `(select to_json(${call})::text ${argsClause})`;
   return {
-    statement: { sql: `select null::int as total, 1 as page, 0 as inserted, ${value} as body`, params: sqlParams },
+    statement: { sql: `select ${prefer.countExact ? 1 : 'null::int'} as total, 1 as page, 0 as inserted, ${value} as body`, params: sqlParams },
     shape: fn.returnsSet ? 'rows' : 'scalar',
     offset: 0,
   };
