@@ -7,7 +7,7 @@ import { bearerToken, sendJson } from '../http/respond.js';
 import { checkLogicTrees, checkQueryBounds } from './bounds.js';
 import { ident, tableOf, type Catalog } from './catalog.js';
 import { invalidPathError, RestError, toRestError } from './errors.js';
-import { parsePrefer, wantsCsv, wantsSingleObject, type Preferences } from './prefer.js';
+import { parsePrefer, wantsCsv, wantsNullsStripped, wantsSingleObject, type Preferences } from './prefer.js';
 import { parseQuery } from './query.js';
 import { planRpc } from './rpc.js';
 import type { RefusalCache } from './refusals.js';
@@ -126,6 +126,13 @@ function toCsv(body: string): string {
   if (!rows.length) return '';
   const columns = Object.keys(rows[0]!);
   return [columns.join(','), ...rows.map((row) => columns.map((c) => csvCell(row[c])).join(','))].join('\n');
+}
+
+/** The keys whose value is null left out of every object, at any depth, as `json_strip_nulls` does. */
+function stripNulls(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(stripNulls);
+  if (value === null || typeof value !== 'object') return value;
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== null).map(([k, v]) => [k, stripNulls(v)]));
 }
 
 /** Thrown inside the transaction to roll back a `tx=rollback` request while keeping its answer. */
@@ -293,7 +300,7 @@ export async function handleRest(req: IncomingMessage, res: ServerResponse, path
       res.end(single ? body : toCsv(body));
       return;
     }
-    sendJson(res, status, body, headers);
+    sendJson(res, status, body !== undefined && wantsNullsStripped(req) ? JSON.stringify(stripNulls(JSON.parse(body))) : body, headers);
   } catch (error) {
     const refusal = toRestError(error, authenticated);
     if (refusalKey) ctx.refusals.remember(refusalKey, refusal);

@@ -286,6 +286,15 @@ test('spread: a to-one resource adds its columns to the parent, a to-many one ar
   assert.equal([...grouped.data!].sort((a, b) => a.count - b.count), [{ count: 1, name: 'blue' }, { count: 2, name: 'red' }]);
 });
 
+test('stripNulls: nulls=stripped leaves out the keys whose value is null, for arrays and single objects', async () => {
+  const { data } = await alice.client.from('probe_members').select('name, ...probe_badges(label)').order('id').stripNulls();
+  assert.equal(data, [{ name: 'ann', label: 'gold' }, { name: 'bob' }, { name: 'cy' }]);
+  const single = await alice.client.from('probe_members').select('name, ...probe_badges(label)').eq('id', 2).single().stripNulls();
+  assert.equal(single.data, { name: 'bob' });
+  const kept = await alice.client.from('probe_members').select('name, ...probe_badges(label)').eq('id', 2);
+  assert.equal(kept.data, [{ name: 'bob', label: null }]);
+});
+
 test('schemas: Accept-Profile chooses an exposed schema; any other is 406 PGRST106 listing them', async () => {
   const { data, error } = await alice.client.schema('probe').from('notes').select('id, body');
   assert.is(error, null);
