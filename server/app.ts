@@ -14,7 +14,7 @@ import { apiServiceOf, notFoundBody } from './http/not-found.js';
 import { sendJson } from './http/respond.js';
 import { applySecurityHeaders, contentSecurityPolicy } from './http/security.js';
 import { attachRealtime } from './realtime/index.js';
-import { loadCatalog } from './rest/catalog.js';
+import { loadCatalogs } from './rest/catalog.js';
 import { RestError } from './rest/errors.js';
 import { handleRest, type RestContext } from './rest/handler.js';
 import { createRefusalCache } from './rest/refusals.js';
@@ -46,6 +46,8 @@ export interface ServerOptions extends SiteSettings {
   poolSize?: number;
   /** Web3 sign-ins per IP address in 5 minutes; defaults to {@link DEFAULT_SIGN_INS_PER_IP}. */
   signInsPerIp?: number;
+  /** The schemas REST exposes (`PGRST_DB_SCHEMAS`), the first the default; defaults to `public`. */
+  restSchemas?: string[];
 }
 
 /** A running server. */
@@ -111,7 +113,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   try {
     const revocations = await loadRevocations(db);
     const keys = refusingEnded(await loadKeys(options.dataDir), revocations);
-    const rest: RestContext = { db, keys, catalog: await loadCatalog(db), refusals: createRefusalCache() };
+    const rest: RestContext = { db, keys, catalogs: await loadCatalogs(db, options.restSchemas ?? ['public']), refusals: createRefusalCache() };
     const serveStatic = createStaticHandler(options.publicDir);
     const hosted = await hostedConfig(options.publicDir);
     const csp = contentSecurityPolicy(hosted?.supabaseUrl);

@@ -2,7 +2,7 @@ import { ConfigError } from './auth/site.js';
 import type { ServerOptions } from './app.js';
 
 /** The settings `npm start` reads from the environment (README, "Configuration"). */
-export type EnvSettings = Pick<ServerOptions, 'port' | 'dataDir' | 'siteUrl' | 'additionalRedirectUrls' | 'signInsPerIp' | 'databaseUrl' | 'poolSize'>;
+export type EnvSettings = Pick<ServerOptions, 'port' | 'dataDir' | 'siteUrl' | 'additionalRedirectUrls' | 'signInsPerIp' | 'databaseUrl' | 'poolSize' | 'restSchemas'>;
 
 function positiveInteger(name: string, value: string): number {
   const number = Number(value);
@@ -10,9 +10,18 @@ function positiveInteger(name: string, value: string): number {
   return number;
 }
 
+/** `PGRST_DB_SCHEMAS`: comma-separated schema names, at least one, each at most 63 bytes. */
+function schemaList(value: string): string[] {
+  const schemas = [...new Set(value.split(',').map((name) => name.trim()))];
+  if (schemas.some((name) => name === '' || Buffer.byteLength(name) > 63)) {
+    throw new ConfigError(`PGRST_DB_SCHEMAS must list schema names separated by commas, got ${JSON.stringify(value)}`);
+  }
+  return schemas;
+}
+
 /**
  * Reads PORT (default 5173), DATA_DIR (default ./data), SITE_URL, ADDITIONAL_REDIRECT_URLS
- * (comma-separated), RATE_LIMIT_WEB3, DATABASE_URL and DB_POOL. Throws {@link ConfigError} for a malformed number;
+ * (comma-separated), RATE_LIMIT_WEB3, DATABASE_URL, DB_POOL and PGRST_DB_SCHEMAS (comma-separated). Throws {@link ConfigError} for a malformed number;
  * the URLs are checked by the server when it starts.
  */
 export function readEnv(env: NodeJS.ProcessEnv): EnvSettings {
@@ -24,5 +33,6 @@ export function readEnv(env: NodeJS.ProcessEnv): EnvSettings {
     signInsPerIp: env.RATE_LIMIT_WEB3 ? positiveInteger('RATE_LIMIT_WEB3', env.RATE_LIMIT_WEB3) : undefined,
     databaseUrl: env.DATABASE_URL || undefined,
     poolSize: env.DB_POOL ? positiveInteger('DB_POOL', env.DB_POOL) : undefined,
+    restSchemas: env.PGRST_DB_SCHEMAS ? schemaList(env.PGRST_DB_SCHEMAS) : undefined,
   };
 }

@@ -101,7 +101,11 @@ function conditionsOf(filters: Filter[]): Condition[] {
 
 /** Whether `query` can return at most one row: a limit of one, or `eq` on the whole primary key. */
 function atMostOneRow(table: TableInfo, query: RequestQuery): boolean {
-  if (query.limit !== undefined && query.limit <= REQUEST_BOUNDS.largeColumnRows) return true;
+  return (query.limit !== undefined && query.limit <= REQUEST_BOUNDS.largeColumnRows) || pinnedByKey(table, query);
+}
+
+/** Whether `query` filters with `eq` on every column of the primary key, so that it reads one row at most. */
+function pinnedByKey(table: TableInfo, query: RequestQuery): boolean {
   const pinned = new Set(query.filters.flatMap((f) => (f.kind === 'condition' && f.op === 'eq' && !f.negate && !f.field.path.length && !('quantifier' in f && f.quantifier) ? [f.field.column] : [])));
   return table.primaryKey.length > 0 && table.primaryKey.every((column) => pinned.has(column));
 }
@@ -113,6 +117,17 @@ function atMostOneRow(table: TableInfo, query: RequestQuery): boolean {
  * in full: sorting it costs no more than producing it.
  */
 export function checkQueryBounds(table: TableInfo, query: RequestQuery, read: boolean, sortNeedsIndex = true): void {
+  // An aggregate reads every matching row whatever the limit (which counts groups): over a large
+  // column it is a bulk read unless the primary key pins one row.
+  const largeAggregated = [...new Set(query.select.filter((item) => item.aggregate && table.largeText.has(item.field.column)).map((item) => item.field.column))];
+  if (largeAggregated.length && !pinnedByKey(table, query)) {
+    throw refuse(
+      'TS106',
+      `Large column read in bulk: ${table.name}.${largeAggregated.join(', ')}`,
+      `An aggregate of ${largeAggregated.join(', ')} reads every matching row: it needs eq on ${table.primaryKey.join(', ')}`,
+      `Aggregate the other columns, or read each large value by its key`,
+    );
+  }
   const largeSelected = read ? [...new Set(query.select.map((item) => item.field.column).filter((column) => table.largeText.has(column)))] : [];
   if (largeSelected.length && !atMostOneRow(table, query)) {
     throw refuse(

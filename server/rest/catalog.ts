@@ -3,6 +3,8 @@ import { RestError } from './errors.js';
 
 /** A table or view of the exposed schema, as the REST layer validates identifiers against it. */
 export interface TableInfo {
+  /** The exposed schema that holds it. */
+  schema: string;
   name: string;
   /** Column names in table order. */
   columns: string[];
@@ -59,6 +61,8 @@ export interface FunctionArg {
 
 /** A function of the exposed schema that can be called as `/rpc/<name>` or embedded. */
 export interface FunctionInfo {
+  /** The exposed schema that holds it. */
+  schema: string;
   name: string;
   args: FunctionArg[];
   /** `format_type` of the result (`void`, `text`, `public.users`). */
@@ -70,10 +74,18 @@ export interface FunctionInfo {
   resultColumns: [string, string][];
   /** `i`mmutable, `s`table or `v`olatile: only volatile functions may be called with POST alone. */
   volatility: 'i' | 's' | 'v';
+  /**
+   * The table or view of this schema whose row type its one argument is, if it takes exactly one
+   * such argument: then it is a computed column or a computed relationship of that table.
+   */
+  rowArg: string | null;
+  /** The planner's row estimate (`ROWS n`): a set-returning function with `ROWS 1` embeds as to-one. */
+  rows: number;
 }
 
-/** The exposed tables and views by name, their foreign keys and the exposed functions by name. */
+/** One exposed schema: its tables and views by name, their foreign keys and its functions by name. */
 export interface Catalog {
+  schema: string;
   tables: Map<string, TableInfo>;
   foreignKeys: ForeignKey[];
   functions: Map<string, FunctionInfo[]>;
@@ -93,10 +105,10 @@ interface CatalogRow {
 }
 
 /**
- * Reads the tables and views of schema `public` with their columns, primary keys, text columns'
- * length bounds and btree indexes.
+ * Reads the tables and views of `schema` with their columns, primary keys, text columns'
+ * length bounds and btree indexes, its foreign keys and its functions.
  */
-export async function loadCatalog(db: Database): Promise<Catalog> {
+export async function loadCatalog(db: Database, schema: string): Promise<Catalog> {
   const { rows } = await db.query<CatalogRow>(
     `select c.relname as name, c.relkind in ('v', 'm') as view,
        array(select a.attname::text from pg_attribute a
@@ -121,7 +133,8 @@ export async function loadCatalog(db: Database): Promise<Catalog> {
           from pg_index i join pg_class ic on ic.oid = i.indexrelid join pg_am am on am.oid = ic.relam
           where i.indrelid = c.oid and am.amname = 'btree' and i.indexprs is null and i.indpred is null) s) as indexes
      from pg_class c join pg_namespace n on n.oid = c.relnamespace
-     where n.nspname = 'public' and c.relkind in ('r', 'v', 'p', 'm')`,
+     where n.nspname = $1 and c.relkind in ('r', 'v', 'p', 'm')`,
+    [schema],
   );
   const tables = new Map(
     rows.map((r) => {
@@ -133,20 +146,27 @@ export async function loadCatalog(db: Database): Promise<Catalog> {
       }
       const types = new Map(r.columns.map((column, i) => [column, r.types[i]!]));
       const table: TableInfo = {
-        name: r.name, columns: r.columns, types, view: r.view, primaryKey: r.primary_key,
+        schema, name: r.name, columns: r.columns, types, view: r.view, primaryKey: r.primary_key,
         uniques: r.uniques ?? [], largeText, indexes: r.indexes ?? [],
       };
       return [r.name, table];
     }),
   );
-  return { tables, foreignKeys: await loadForeignKeys(db), functions: await loadFunctions(db, tables) };
+  return { schema, tables, foreignKeys: await loadForeignKeys(db, schema), functions: await loadFunctions(db, schema, tables) };
+}
+
+/** The catalog of each schema named in `schemas`, in the order given (the first is the default). */
+export async function loadCatalogs(db: Database, schemas: readonly string[]): Promise<Map<string, Catalog>> {
+  const catalogs = new Map<string, Catalog>();
+  for (const schema of schemas) catalogs.set(schema, await loadCatalog(db, schema));
+  return catalogs;
 }
 
 /**
- * The foreign keys between tables of schema `public`, plus the same keys seen through each view
+ * The foreign keys between tables of `schema`, plus the same keys seen through each view
  * that shows all of a key's columns under their own names (as PostgREST infers them).
  */
-async function loadForeignKeys(db: Database): Promise<ForeignKey[]> {
+async function loadForeignKeys(db: Database, schema: string): Promise<ForeignKey[]> {
   const { rows } = await db.query<ForeignKey>(
     `with fk as (
        select k.conname::text as "constraint", c.relname::text as table, f.relname::text as foreign_table,
@@ -157,13 +177,13 @@ async function loadForeignKeys(db: Database): Promise<ForeignKey[]> {
        from pg_constraint k
        join pg_class c on c.oid = k.conrelid join pg_namespace n on n.oid = c.relnamespace
        join pg_class f on f.oid = k.confrelid join pg_namespace fn on fn.oid = f.relnamespace
-       where k.contype = 'f' and n.nspname = 'public' and fn.nspname = 'public' and k.conparentid = 0
+       where k.contype = 'f' and n.nspname = $1 and fn.nspname = $1 and k.conparentid = 0
      ),
      views as (
        select v.view_name::text as view, v.table_name::text as base,
          array_agg(v.column_name::text) as columns
        from information_schema.view_column_usage v
-       where v.view_schema = 'public' and v.table_schema = 'public'
+       where v.view_schema = $1 and v.table_schema = $1
        group by 1, 2
      ),
      shown as (
@@ -177,16 +197,18 @@ async function loadForeignKeys(db: Database): Promise<ForeignKey[]> {
      union
      select "constraint", "table", foreign_table, columns, foreign_columns from shown
      order by 2, 1, 3`,
+    [schema],
   );
   return rows;
 }
 
-interface FunctionRow extends Omit<FunctionInfo, 'returnsTable'> {
+interface FunctionRow extends Omit<FunctionInfo, 'returnsTable' | 'schema' | 'rowArg'> {
   returns_relation: string | null;
+  arg_relation: string | null;
 }
 
-/** The functions of schema `public` that are not triggers, aggregates or procedures. */
-async function loadFunctions(db: Database, tables: Map<string, TableInfo>): Promise<Map<string, FunctionInfo[]>> {
+/** The functions of `schema` that are not triggers, aggregates or procedures. */
+async function loadFunctions(db: Database, schema: string, tables: Map<string, TableInfo>): Promise<Map<string, FunctionInfo[]>> {
   const { rows } = await db.query<FunctionRow>(
     `select p.proname::text as name,
        coalesce((select json_agg(json_build_object(
@@ -199,16 +221,25 @@ async function loadFunctions(db: Database, tables: Map<string, TableInfo>): Prom
        format_type(p.prorettype, null) as returns, p.proretset as "returnsSet", p.provolatile as volatility,
        (select r.relname::text from pg_type t join pg_class r on r.oid = t.typrelid
           join pg_namespace rn on rn.oid = r.relnamespace
-        where t.oid = p.prorettype and rn.nspname = 'public') as returns_relation
+        where t.oid = p.prorettype and rn.nspname = $1) as returns_relation,
+       (select r.relname::text from pg_type t join pg_class r on r.oid = t.typrelid
+          join pg_namespace rn on rn.oid = r.relnamespace
+        where p.pronargs = 1 and t.oid = p.proargtypes[0] and rn.nspname = $1) as arg_relation,
+       p.prorows::float8 as rows
      from pg_proc p join pg_namespace n on n.oid = p.pronamespace
-     where n.nspname = 'public' and p.prokind = 'f'
+     where n.nspname = $1 and p.prokind = 'f'
        and p.prorettype not in ('trigger'::regtype, 'event_trigger'::regtype)
        and not exists (select 1 from unnest(p.proargmodes) m where m not in ('i', 't'))
      order by p.proname, p.oid`,
+    [schema],
   );
   const functions = new Map<string, FunctionInfo[]>();
-  for (const { returns_relation, ...row } of rows) {
-    const info: FunctionInfo = { ...row, returnsTable: returns_relation && tables.has(returns_relation) ? returns_relation : null };
+  for (const { returns_relation, arg_relation, ...row } of rows) {
+    const info: FunctionInfo = {
+      ...row, schema,
+      returnsTable: returns_relation && tables.has(returns_relation) ? returns_relation : null,
+      rowArg: arg_relation && tables.has(arg_relation) ? arg_relation : null,
+    };
     functions.set(row.name, [...(functions.get(row.name) ?? []), info]);
   }
   return functions;
@@ -218,17 +249,22 @@ async function loadFunctions(db: Database, tables: Map<string, TableInfo>): Prom
 export function tableOf(catalog: Catalog, name: string): TableInfo {
   const table = catalog.tables.get(name);
   if (!table) {
-    throw new RestError(404, 'PGRST205', `Could not find the table 'public.${name}' in the schema cache`);
+    throw new RestError(404, 'PGRST205', `Could not find the table '${catalog.schema}.${name}' in the schema cache`);
   }
   return table;
 }
 
-/** Checks that `column` exists in `table`, with the error PostgreSQL gives otherwise (42703). */
-export function checkColumn(table: TableInfo, column: string): string {
+/** Checks that `column` exists in `table`, with the error PostgreSQL gives otherwise (42703), naming the table `label`. */
+export function checkColumn(table: TableInfo, column: string, label = table.name): string {
   if (!table.columns.includes(column)) {
-    throw new RestError(400, '42703', `column ${table.name}.${column} does not exist`);
+    throw new RestError(400, '42703', `column ${label}.${column} does not exist`);
   }
   return column;
+}
+
+/** The schema-qualified name of a table, view or function of the catalog, quoted. */
+export function qualified(item: { schema: string; name: string }): string {
+  return `${ident(item.schema)}.${ident(item.name)}`;
 }
 
 /** Double-quotes an identifier that has been checked against the catalog. */

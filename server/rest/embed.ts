@@ -1,11 +1,19 @@
-import type { Catalog, ForeignKey, TableInfo } from './catalog.js';
+import { qualified, type Catalog, type ForeignKey, type FunctionInfo, type TableInfo } from './catalog.js';
 import { RestError } from './errors.js';
 
 /** How an embedded resource joins its parent. */
 export type Relationship =
   | { cardinality: 'many-to-one' | 'one-to-one'; key: ForeignKey; parentHoldsKey: true }
   | { cardinality: 'one-to-many' | 'one-to-one'; key: ForeignKey; parentHoldsKey: false }
-  | { cardinality: 'many-to-many'; junction: string; toParent: ForeignKey; toChild: ForeignKey };
+  | { cardinality: 'many-to-many'; junction: string; toParent: ForeignKey; toChild: ForeignKey }
+  /**
+   * A computed relationship: `fn` takes the parent's row (cast to `rowType`) and returns rows of
+   * the embedded table; to-one when it returns one row or is declared `ROWS 1`.
+   */
+  | { cardinality: 'computed'; fn: FunctionInfo; toOne: boolean; rowType: string };
+
+/** A foreign-key relationship (every kind but a computed one). */
+type KeyRelationship = Exclude<Relationship, { cardinality: 'computed' }>;
 
 /** A relationship with the table it reaches. */
 export interface ResolvedEmbed {
@@ -16,7 +24,7 @@ export interface ResolvedEmbed {
 const sameSet = (a: string[], b: string[]) => a.length === b.length && a.every((x) => b.includes(x));
 const isUnique = (table: TableInfo | undefined, columns: string[]) => !!table?.uniques.some((u) => sameSet(u, columns));
 
-function describe(parent: string, child: string, rel: Relationship) {
+function describe(parent: string, child: string, rel: KeyRelationship) {
   if (rel.cardinality === 'many-to-many') {
     return {
       cardinality: rel.cardinality,
@@ -37,7 +45,9 @@ function describe(parent: string, child: string, rel: Relationship) {
  * PostgREST does. PGRST200 when there is none, PGRST201 (300) when several remain.
  */
 export function resolveEmbed(catalog: Catalog, parent: TableInfo, target: string, hint: string | undefined): ResolvedEmbed {
-  let candidates: { table: string; relationship: Relationship; byColumn?: boolean }[] = [];
+  const computed = computedRelationship(catalog, parent, target);
+  if (computed) return computed;
+  let candidates: { table: string; relationship: KeyRelationship; byColumn?: boolean }[] = [];
   const parentTable = catalog.tables.get(parent.name);
   for (const key of catalog.foreignKeys) {
     const self = key.table === key.foreignTable;
@@ -83,11 +93,27 @@ export function resolveEmbed(catalog: Catalog, parent: TableInfo, target: string
   if (!candidates.length) {
     const using = hint === undefined ? '' : ` using the hint '${hint}'`;
     throw new RestError(400, 'PGRST200', `Could not find a relationship between '${parent.name}' and '${target}' in the schema cache`,
-      `Searched for a foreign key relationship between '${parent.name}' and '${target}'${using} in the schema 'public', but no matches were found.`);
+      `Searched for a foreign key relationship between '${parent.name}' and '${target}'${using} in the schema '${parent.schema}', but no matches were found.`);
   }
   const names = candidates.map((c) => (c.relationship.cardinality === 'many-to-many' ? c.relationship.junction : c.relationship.key.constraint));
   const error = new RestError(300, 'PGRST201', `Could not embed because more than one relationship was found for '${parent.name}' and '${target}'`, null,
     `Try changing '${target}' to one of the following: ${names.map((n) => `'${target}!${n}'`).join(', ')}. Find the desired relationship in the 'details' key.`);
   error.detailList = candidates.map((c) => describe(parent.name, target, c.relationship));
   throw error;
+}
+
+/**
+ * The computed relationship `parent` → `name`: a function of the schema named `name` whose one
+ * argument is `parent`'s row type and that returns rows of an exposed table or view.
+ */
+function computedRelationship(catalog: Catalog, parent: TableInfo, name: string): ResolvedEmbed | null {
+  const fn = catalog.functions.get(name)?.find((f) => f.rowArg === parent.name && f.returnsTable !== null);
+  if (!fn) return null;
+  const toOne = !fn.returnsSet || fn.rows === 1;
+  return { table: catalog.tables.get(fn.returnsTable!)!, relationship: { cardinality: 'computed', fn, toOne, rowType: qualified(parent) } };
+}
+
+/** The computed column `name` of `table`: a function of the schema taking its row and returning no rows of a table. */
+export function computedColumn(catalog: Catalog, table: TableInfo, name: string): FunctionInfo | undefined {
+  return catalog.functions.get(name)?.find((f) => f.rowArg === table.name && f.returnsTable === null && !f.returnsSet);
 }

@@ -5,9 +5,9 @@ import type { Claims, Database } from '../db/index.js';
 import { BodyTooLargeError, readBody } from '../http/body.js';
 import { bearerToken, sendJson } from '../http/respond.js';
 import { checkLogicTrees, checkQueryBounds } from './bounds.js';
-import { tableOf, type Catalog } from './catalog.js';
+import { ident, tableOf, type Catalog } from './catalog.js';
 import { invalidPathError, RestError, toRestError } from './errors.js';
-import { parsePrefer, wantsCsv, wantsSingleObject, type Preferences } from './prefer.js';
+import { parsePrefer, wantsCsv, wantsNullsStripped, wantsSingleObject, type Preferences } from './prefer.js';
 import { parseQuery } from './query.js';
 import { planRpc } from './rpc.js';
 import type { RefusalCache } from './refusals.js';
@@ -16,12 +16,20 @@ import { deleteStatement, insertStatement, selectStatement, updateStatement, typ
 /** Largest accepted request body: voice clips travel as base64 in JSON. */
 export const REST_BODY_LIMIT = 2 * 1024 * 1024;
 
-/** What the REST layer needs: the database, its exposed tables, the token keys and the rate-limit refusals in force. */
+/**
+ * What the REST layer needs: the database, the catalog of each exposed schema (the first is the
+ * default, as in PostgREST's `db-schemas`), the token keys and the rate-limit refusals in force.
+ */
 export interface RestContext {
   db: Database;
-  catalog: Catalog;
+  catalogs: ReadonlyMap<string, Catalog>;
   keys: TokenKeys;
   refusals: RefusalCache;
+}
+
+/** A request's context: the catalog of the schema it chose. */
+interface SchemaContext extends RestContext {
+  catalog: Catalog;
 }
 
 async function authorize(req: IncomingMessage, keys: TokenKeys): Promise<Claims> {
@@ -44,11 +52,18 @@ async function authorize(req: IncomingMessage, keys: TokenKeys): Promise<Claims>
   }
 }
 
-function checkProfile(req: IncomingMessage): void {
-  const profile = req.headers['accept-profile'] ?? req.headers['content-profile'];
-  if (profile !== undefined && profile !== 'public') {
-    throw new RestError(406, 'PGRST106', 'The schema must be one of the following: public');
-  }
+/**
+ * The catalog of the schema a request chooses, as PostgREST reads it: `Accept-Profile` for GET
+ * and HEAD, `Content-Profile` for the other methods, the first exposed schema when absent.
+ * PGRST106 (406) for a schema that is not exposed.
+ */
+function catalogOf(req: IncomingMessage, catalogs: ReadonlyMap<string, Catalog>): Catalog {
+  const read = req.method === 'GET' || req.method === 'HEAD';
+  const profile = req.headers[read ? 'accept-profile' : 'content-profile'];
+  if (profile === undefined) return catalogs.values().next().value!;
+  const catalog = typeof profile === 'string' ? catalogs.get(profile) : undefined;
+  if (!catalog) throw new RestError(406, 'PGRST106', `The schema must be one of the following: ${[...catalogs.keys()].join(', ')}`);
+  return catalog;
 }
 
 async function readJsonBody(req: IncomingMessage): Promise<unknown> {
@@ -113,13 +128,20 @@ function toCsv(body: string): string {
   return [columns.join(','), ...rows.map((row) => columns.map((c) => csvCell(row[c])).join(','))].join('\n');
 }
 
+/** The keys whose value is null left out of every object, at any depth, as `json_strip_nulls` does. */
+function stripNulls(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(stripNulls);
+  if (value === null || typeof value !== 'object') return value;
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== null).map(([k, v]) => [k, stripNulls(v)]));
+}
+
 /** Thrown inside the transaction to roll back a `tx=rollback` request while keeping its answer. */
 class RolledBack {
   constructor(readonly row: ResultRow) {}
 }
 
 /** Plans the statement of a request and the success status of its method. */
-async function plan(req: IncomingMessage, ctx: RestContext, tableName: string, params: URLSearchParams) {
+async function plan(req: IncomingMessage, ctx: SchemaContext, tableName: string, params: URLSearchParams) {
   const table = tableOf(ctx.catalog, tableName);
   checkLogicTrees(params);
   const query = parseQuery(ctx.catalog, table, params);
@@ -160,9 +182,11 @@ function successStatus(method: string, row: ResultRow | null, total: number | nu
  * max-affected (handling=strict) is PGRST124; both roll the write back. `tx=rollback` rolls
  * back after the answer is computed.
  */
-async function run(db: Database, claims: Claims, statement: Statement, single: boolean, prefer: Preferences, write: boolean): Promise<ResultRow> {
+async function run(db: Database, claims: Claims, statement: Statement, single: boolean, prefer: Preferences, write: boolean, schema: string): Promise<ResultRow> {
   try {
     return await db.withClaims(claims, async (tx) => {
+      // As PostgREST: the chosen schema first on the search path, then public.
+      if (schema !== 'public') await tx.query(`select set_config('search_path', $1, true)`, [`${ident(schema)}, public`]);
       const row = (await tx.query<ResultRow>(statement.sql, statement.params)).rows[0]!;
       if (write && prefer.strict && prefer.maxAffected !== undefined && row.page > prefer.maxAffected) {
         throw new RestError(400, 'PGRST124', 'Query result exceeds max-affected preference constraint', `The query affects ${row.page} rows`);
@@ -180,7 +204,7 @@ async function run(db: Database, claims: Claims, statement: Statement, single: b
 }
 
 /** Serves `/rest/v1/rpc/<name>` with GET, HEAD or POST: a function call under the caller's role and claims. */
-async function serveRpc(req: IncomingMessage, res: ServerResponse, name: string, params: URLSearchParams, ctx: RestContext, claims: Claims) {
+async function serveRpc(req: IncomingMessage, res: ServerResponse, name: string, params: URLSearchParams, ctx: SchemaContext, claims: Claims) {
   const method = req.method!;
   if (method !== 'GET' && method !== 'HEAD' && method !== 'POST') {
     throw new RestError(405, 'PGRST101', 'Only GET, HEAD and POST are allowed for function calls');
@@ -191,9 +215,10 @@ async function serveRpc(req: IncomingMessage, res: ServerResponse, name: string,
   const body = read ? undefined : await readRpcBody(req);
   const plan = planRpc(ctx.catalog, name, params, body, read, prefer);
   const single = wantsSingleObject(req);
-  const row = await run(ctx.db, claims, plan.statement, single && plan.shape === 'rows', prefer, false);
+  // A function may write: max-affected (handling=strict) bounds the rows it returns, as for a write.
+  const row = await run(ctx.db, claims, plan.statement, single && plan.shape === 'rows', prefer, true, ctx.catalog.schema);
   const headers: Record<string, string> = {};
-  if (plan.shape === 'rows' || plan.shape === 'row') {
+  if (plan.shape !== 'void') {
     const range = row.page > 0 ? `${plan.offset}-${plan.offset + row.page - 1}` : '*';
     headers['Content-Range'] = `${range}/${row.total ?? '*'}`;
   }
@@ -235,16 +260,16 @@ export async function handleRest(req: IncomingMessage, res: ServerResponse, path
   try {
     const claims = await authorize(req, ctx.keys);
     authenticated = claims.role !== 'anon';
-    checkProfile(req);
+    const scoped: SchemaContext = { ...ctx, catalog: catalogOf(req, ctx.catalogs) };
     const url = new URL(req.url ?? '/', 'http://x');
     const rpc = /^\/rpc\/([^/]+)$/.exec(path);
     if (rpc) {
-      await serveRpc(req, res, decodeURIComponent(rpc[1]!), url.searchParams, ctx, claims);
+      await serveRpc(req, res, decodeURIComponent(rpc[1]!), url.searchParams, scoped, claims);
       return;
     }
     const tableName = tableNameOf(path);
     if (req.method !== 'GET' && req.method !== 'HEAD' && typeof claims.sub === 'string') {
-      refusalKey = `${claims.sub}\0${tableName}\0${req.method}`;
+      refusalKey = `${claims.sub}\0${scoped.catalog.schema}.${tableName}\0${req.method}`;
       const refused = ctx.refusals.find(refusalKey);
       if (refused) {
         // Not remembered again: the window ends when the next token is due, however many repeats.
@@ -252,11 +277,11 @@ export async function handleRest(req: IncomingMessage, res: ServerResponse, path
         throw refused;
       }
     }
-    const { query, prefer, statement, read } = await plan(req, ctx, tableName, url.searchParams);
+    const { query, prefer, statement, read } = await plan(req, scoped, tableName, url.searchParams);
     const method = req.method!;
     const single = wantsSingleObject(req);
     const representation = read || prefer.representation;
-    const row = statement ? await run(ctx.db, claims, statement, single, prefer, !read) : null;
+    const row = statement ? await run(ctx.db, claims, statement, single, prefer, !read, scoped.catalog.schema) : null;
     const status = successStatus(method, row, row?.total ?? null, query.offset, representation);
     const headers: Record<string, string> = {};
     if (prefer.applied.length) headers['Preference-Applied'] = prefer.applied.join(', ');
@@ -275,7 +300,7 @@ export async function handleRest(req: IncomingMessage, res: ServerResponse, path
       res.end(single ? body : toCsv(body));
       return;
     }
-    sendJson(res, status, body, headers);
+    sendJson(res, status, body !== undefined && wantsNullsStripped(req) ? JSON.stringify(stripNulls(JSON.parse(body))) : body, headers);
   } catch (error) {
     const refusal = toRestError(error, authenticated);
     if (refusalKey) ctx.refusals.remember(refusalKey, refusal);

@@ -72,3 +72,8 @@ export function wantsSingleObject(req: IncomingMessage): boolean {
 export function wantsCsv(req: IncomingMessage): boolean {
   return (req.headers.accept ?? '').includes('text/csv');
 }
+
+/** True when the client asked for null-valued keys to be left out (`Accept: ...;nulls=stripped`, `.stripNulls()`). */
+export function wantsNullsStripped(req: IncomingMessage): boolean {
+  return /application\/vnd\.pgrst\.(array|object)\+json;\s*nulls=stripped/.test(req.headers.accept ?? '');
+}

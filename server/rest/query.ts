@@ -1,6 +1,6 @@
-import { checkColumn, type Catalog, type TableInfo } from './catalog.js';
+import { checkColumn, type Catalog, type FunctionInfo, type TableInfo } from './catalog.js';
 import { checkEmbedBounds } from './bounds.js';
-import { resolveEmbed, type Relationship } from './embed.js';
+import { computedColumn, resolveEmbed, type Relationship } from './embed.js';
 import { parseError, RestError } from './errors.js';
 
 /** The SQL operator of each binary filter operator (PostgREST's operator table). */
@@ -43,11 +43,25 @@ export type Filter = Condition | LogicTree;
 
 /** One selected value: a field with an optional cast and output name. */
 export interface SelectField {
+  /** The column; for a computed column, the function's name with no JSON steps. */
   field: FieldRef;
+  /** A computed column: the function of the row that gives the value. */
+  computed?: FunctionInfo;
+  /**
+   * An aggregate of the field (`col.sum()`), or `count()` of the rows when the column is ''. The
+   * other fields of the same select are then its GROUP BY.
+   */
+  aggregate?: Aggregate;
   cast?: string;
   /** The JSON key of the value in the response. */
   name: string;
 }
+
+/** The aggregate functions a select may apply (PostgREST's `db-aggregates-enabled`). */
+export const AGGREGATES = ['count', 'sum', 'avg', 'min', 'max'] as const;
+
+/** One of {@link AGGREGATES}. */
+export type Aggregate = (typeof AGGREGATES)[number];
 
 /** One `order` term. */
 export interface OrderTerm {
@@ -68,6 +82,8 @@ export interface EmbedQuery {
   absent: boolean;
   /** False for `target()`: used to filter only, left out of the response. */
   shown: boolean;
+  /** `...target(...)`: its fields are the parent's (to-one), or arrays of them in the parent (to-many). */
+  spread: boolean;
   query: RequestQuery;
 }
 
@@ -141,11 +157,11 @@ export function splitList(body: string): string[] {
 const unquote = (name: string) => (name.startsWith('"') && name.endsWith('"') && name.length >= 2 ? name.slice(1, -1) : name);
 
 /** Reads `column->a->>b` against `table`. */
-function parseField(table: TableInfo, text: string, context: string): FieldRef {
+function parseField(table: TableInfo, text: string, context: string, label = table.name): FieldRef {
   const [head = '', ...steps] = text.trim().split(/(->>?)/);
   const column = unquote(head.trim());
   if (!IDENTIFIER.test(column) && !table.columns.includes(column)) throw parseError(`"failed to parse ${context}"`, `unexpected "${column}"`);
-  checkColumn(table, column);
+  checkColumn(table, column, label);
   const path: FieldRef['path'] = [];
   for (let i = 0; i < steps.length; i += 2) {
     const arrow = steps[i] as '->' | '->>';
@@ -157,6 +173,7 @@ function parseField(table: TableInfo, text: string, context: string): FieldRef {
 }
 
 interface EmbedItem {
+  spread: boolean;
   name: string;
   target: string;
   hint?: string;
@@ -164,9 +181,13 @@ interface EmbedItem {
   select: string;
 }
 
-const EMBED = /^(?:("[^"]+"|[A-Za-z_][A-Za-z0-9_]*):)?([A-Za-z_][A-Za-z0-9_]*)((?:![A-Za-z_][A-Za-z0-9_]*)*)\((.*)\)$/s;
+const EMBED = /^(\.\.\.)?(?:("[^"]+"|[A-Za-z_][A-Za-z0-9_]*):)?([A-Za-z_][A-Za-z0-9_]*)((?:![A-Za-z_][A-Za-z0-9_]*)*)\((.*)\)$/s;
 
-function parseSelect(table: TableInfo, text: string, embeds: EmbedItem[]): SelectField[] {
+/**
+ * Reads a select list; `label` names the table in errors (PostgREST's alias: `messages_1` for an
+ * embedded resource).
+ */
+function parseSelect(catalog: Catalog, table: TableInfo, text: string, embeds: EmbedItem[], label: string): SelectField[] {
   const out: SelectField[] = [];
   if (!text.trim()) return out;
   for (const part of splitTopLevel(text)) {
@@ -175,27 +196,42 @@ function parseSelect(table: TableInfo, text: string, embeds: EmbedItem[]): Selec
       out.push(...table.columns.map((column) => ({ field: { column, path: [] }, name: column })));
       continue;
     }
-    const embed = EMBED.exec(item);
-    if (embed) {
-      const marks = embed[3]!.split('!').filter(Boolean);
-      const inner = marks.includes('inner');
-      const hint = marks.find((m) => m !== 'inner' && m !== 'left');
-      embeds.push({ name: embed[1] ? unquote(embed[1]) : embed[2]!, target: embed[2]!, hint, inner, select: embed[4]! });
-      continue;
-    }
-    if (item.includes('(') || item.startsWith('...')) {
-      throw new RestError(400, 'PGRST100', `"failed to parse select parameter (${text})"`, 'Spreads and aggregates are not served by this server');
-    }
     const alias = /^("[^"]+"|[A-Za-z_][A-Za-z0-9_]*):(?!:)(.*)$/.exec(item);
     let rest = alias ? alias[2]! : item;
     let cast: string | undefined;
     const castAt = rest.lastIndexOf('::');
-    if (castAt > 0) {
+    if (castAt > 0 && !rest.slice(castAt).includes('(')) {
       cast = rest.slice(castAt + 2).trim();
       rest = rest.slice(0, castAt);
       if (!CAST.test(cast)) throw parseError(`"failed to parse select parameter (${text})"`, `unexpected cast "${cast}"`);
     }
-    const field = parseField(table, rest, `select parameter (${text})`);
+    const aggregate = /^(?:(.*)\.)?(count|sum|avg|min|max)\(\)$/.exec(rest.trim());
+    if (aggregate && (aggregate[1] !== undefined || aggregate[2] === 'count')) {
+      const fn = aggregate[2] as Aggregate;
+      const field = aggregate[1] === undefined ? { column: '', path: [] } : parseField(table, aggregate[1], `select parameter (${text})`, label);
+      out.push({ field, aggregate: fn, cast, name: alias ? unquote(alias[1]!) : fn });
+      continue;
+    }
+    const embed = EMBED.exec(item);
+    if (embed) {
+      const marks = embed[4]!.split('!').filter(Boolean);
+      const inner = marks.includes('inner');
+      const hint = marks.find((m) => m !== 'inner' && m !== 'left');
+      embeds.push({ spread: !!embed[1], name: embed[2] ? unquote(embed[2]) : embed[3]!, target: embed[3]!, hint, inner, select: embed[5]! });
+      continue;
+    }
+    if (item.includes('(') || item.startsWith('...')) throw parseError(`"failed to parse select parameter (${text})"`, `unexpected "${item}"`);
+    // `target(count)`: the legacy count of the embedded rows, where no column is named count.
+    if (label !== table.name && unquote(rest.trim()) === 'count' && !table.columns.includes('count')) {
+      out.push({ field: { column: '', path: [] }, aggregate: 'count', cast, name: alias ? unquote(alias[1]!) : 'count' });
+      continue;
+    }
+    const computed = table.columns.includes(unquote(rest.trim())) ? undefined : computedColumn(catalog, table, unquote(rest.trim()));
+    if (computed) {
+      out.push({ field: { column: computed.name, path: [] }, computed, cast, name: alias ? unquote(alias[1]!) : computed.name });
+      continue;
+    }
+    const field = parseField(table, rest, `select parameter (${text})`, label);
     const name = alias ? unquote(alias[1]!) : field.path.at(-1)?.key ?? field.column;
     out.push({ field, cast, name });
   }
@@ -310,7 +346,7 @@ export function parseFilters(table: TableInfo, params: URLSearchParams, skip: Re
 export function parseQuery(catalog: Catalog, table: TableInfo, params: URLSearchParams, skip?: ReadonlySet<string>, depth = 0): RequestQuery {
   const raw = params.get('select');
   const items: EmbedItem[] = [];
-  const select = parseSelect(table, depth === 0 && !raw?.trim() ? '*' : raw ?? '', items);
+  const select = parseSelect(catalog, table, depth === 0 && !raw?.trim() ? '*' : raw ?? '', items, depth ? `${table.name}_${depth}` : table.name);
   checkEmbedBounds(depth + (items.length ? 1 : 0), items.length);
   const own = new URLSearchParams();
   const childParams = items.map((item) => new URLSearchParams({ select: item.select }));
@@ -338,6 +374,7 @@ export function parseQuery(catalog: Catalog, table: TableInfo, params: URLSearch
       inner: item.inner || nullFilters[i]!.inner,
       absent: nullFilters[i]!.absent,
       shown: item.select.trim() !== '',
+      spread: item.spread,
       query: parseQuery(catalog, child, childParams[i]!, undefined, depth + 1),
     };
   });

@@ -1,4 +1,4 @@
-import { ident, type Catalog, type FunctionInfo, type TableInfo } from './catalog.js';
+import { ident, qualified, type Catalog, type FunctionInfo, type TableInfo } from './catalog.js';
 import { checkQueryBounds } from './bounds.js';
 import { RestError } from './errors.js';
 import type { Preferences } from './prefer.js';
@@ -13,7 +13,7 @@ const takesWholeBody = (fn: FunctionInfo) => fn.args.length === 1 && fn.args[0]!
 /** Whether PostgREST can call `fn` at all: named arguments, or one unnamed json/jsonb/text one. */
 const callable = (fn: FunctionInfo) => fn.args.every((arg) => arg.name !== '') || takesWholeBody(fn);
 
-const signature = (fn: FunctionInfo) => `public.${fn.name}(${fn.args.map((arg) => `${arg.name} => ${arg.type}`).join(', ')})`;
+const signature = (fn: FunctionInfo) => `${fn.schema}.${fn.name}(${fn.args.map((arg) => `${arg.name} => ${arg.type}`).join(', ')})`;
 
 /**
  * The overload of `name` that the argument names `keys` call, as PostgREST resolves it:
@@ -27,8 +27,9 @@ export function resolveFunction(catalog: Catalog, name: string, keys: string[], 
     && keys.every((key) => fn.args.some((arg) => arg.name === key))
     && fn.args.every((arg) => arg.hasDefault || keys.includes(arg.name)));
   const whole = overloads.filter((fn) => takesWholeBody(fn) && (body ? keys.length > 0 || fn.args[0]!.hasDefault : fn.args[0]!.hasDefault && !keys.length));
-  const matches = named.length ? named : whole;
-  if (matches.length === 1) return { fn: matches[0]!, wholeBody: !named.length };
+  // Without arguments, a function that takes none and one whose single unnamed argument has a default both match.
+  const matches = named.length && keys.length ? named : [...named, ...whole];
+  if (matches.length === 1) return { fn: matches[0]!, wholeBody: !named.includes(matches[0]!) };
   if (matches.length > 1) {
     const list = [...matches].sort((a, b) => a.args.length - b.args.length || signature(a).localeCompare(signature(b))).map(signature);
     throw new RestError(300, 'PGRST203', `Could not choose the best candidate function between: ${list.join(', ')}`, null,
@@ -36,8 +37,8 @@ export function resolveFunction(catalog: Catalog, name: string, keys: string[], 
   }
   const described = keys.length ? `(${keys.join(', ')})` : ' without parameters';
   const searched = keys.length ? ` with parameter${keys.length > 1 ? 's' : ''} ${keys.join(', ')}` : ' without parameters';
-  throw new RestError(404, 'PGRST202', `Could not find the function public.${name}${described} in the schema cache`,
-    `Searched for the function public.${name}${searched} or with a single unnamed json/jsonb parameter, but no matches were found in the schema cache.`);
+  throw new RestError(404, 'PGRST202', `Could not find the function ${catalog.schema}.${name}${described} in the schema cache`,
+    `Searched for the function ${catalog.schema}.${name}${searched} or with a single unnamed json/jsonb parameter, but no matches were found in the schema cache.`);
 }
 
 /** The table-like shape of a function's rows: its table or view, or its `returns table` columns. */
@@ -45,7 +46,7 @@ function resultTable(catalog: Catalog, fn: FunctionInfo): TableInfo | null {
   if (fn.returnsTable) return catalog.tables.get(fn.returnsTable)!;
   if (!fn.resultColumns.length) return null;
   return {
-    name: fn.name, columns: fn.resultColumns.map(([column]) => column), types: new Map(fn.resultColumns), view: true,
+    schema: fn.schema, name: fn.name, columns: fn.resultColumns.map(([column]) => column), types: new Map(fn.resultColumns), view: true,
     primaryKey: [], uniques: [], largeText: new Map(), indexes: [],
   };
 }
@@ -89,7 +90,7 @@ export function planRpc(catalog: Catalog, name: string, params: URLSearchParams,
   let argsFrom = '';
   if (wholeBody) {
     sqlParams.push(typeof body === 'string' && fn.args[0]!.type === 'text' ? body : JSON.stringify(body ?? null));
-    call = `public.${ident(fn.name)}($1::${fn.args[0]!.type})`;
+    call = `${qualified(fn)}($1::${fn.args[0]!.type})`;
   } else {
     const given = fn.args.filter((arg) => arg.name in args);
     const values = Object.fromEntries(given.map((arg) => {
@@ -97,7 +98,7 @@ export function planRpc(catalog: Catalog, name: string, params: URLSearchParams,
       const isJson = arg.type === 'json' || arg.type === 'jsonb';
       return [arg.name, read && isJson && typeof value === 'string' ? safeJson(value) : value];
     }));
-    call = `public.${ident(fn.name)}(${given.map((arg) => `${ident(arg.name)} := pgrst_args.${ident(arg.name)}`).join(', ')})`;
+    call = `${qualified(fn)}(${given.map((arg) => `${ident(arg.name)} := pgrst_args.${ident(arg.name)}`).join(', ')})`;
     if (given.length) {
       sqlParams.push(JSON.stringify(values));
       argsFrom = `json_to_record($1::json) as pgrst_args(${given.map((arg) => `${ident(arg.name)} ${arg.type}`).join(', ')})`;
@@ -123,7 +124,7 @@ export function planRpc(catalog: Catalog, name: string, params: URLSearchParams,
     ? `(select coalesce(json_agg(pgrst_x), '[]')::text from ${from('pgrst_x')})`
     : `(select to_json(${call})::text ${argsClause})`;
   return {
-    statement: { sql: `select null::int as total, 1 as page, 0 as inserted, ${value} as body`, params: sqlParams },
+    statement: { sql: `select ${prefer.countExact ? 1 : 'null::int'} as total, 1 as page, 0 as inserted, ${value} as body`, params: sqlParams },
     shape: fn.returnsSet ? 'rows' : 'scalar',
     offset: 0,
   };

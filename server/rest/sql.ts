@@ -1,6 +1,5 @@
-import { ident, type TableInfo } from './catalog.js';
+import { ident, qualified, type TableInfo } from './catalog.js';
 import { RestError } from './errors.js';
-import type { Relationship } from './embed.js';
 import { ftsFunction, isFts, operatorSql, type Condition, type EmbedQuery, type FieldRef, type Filter, type OrderTerm, type RequestQuery } from './query.js';
 import type { Preferences } from './prefer.js';
 
@@ -19,7 +18,7 @@ export interface ResultRow {
 }
 
 function target(table: TableInfo): string {
-  return `public.${ident(table.name)}`;
+  return qualified(table);
 }
 
 /** A parameter placeholder for `value`, appended to `params`. */
@@ -74,21 +73,36 @@ function filterSql(table: TableInfo, filter: Filter, params: unknown[], q: strin
   return filter.negate ? `not (${sql})` : `(${sql})`;
 }
 
-/** The join of an embedded resource (aliased `child`) to its parent row (aliased `parent`). */
-function joinSql(relationship: Relationship, parent: string, child: string): string {
+/**
+ * Where the rows of an embedded resource (aliased `child`) come from and how they join the parent
+ * row (aliased `parent`): the table and its key conditions, or a computed relationship's function
+ * called with the parent row.
+ */
+function embedSourceSql(embed: EmbedQuery, parent: string, child: string): { from: string; join: string[] } {
+  const relationship = embed.relationship;
+  if (relationship.cardinality === 'computed') {
+    return { from: `${qualified(relationship.fn)}(${parent}::${relationship.rowType}) as ${child}`, join: [] };
+  }
+  const from = `${qualified(embed.table)} as ${child}`;
   const pairs = (left: string, leftColumns: string[], right: string, rightColumns: string[]) =>
     leftColumns.map((column, i) => `${left}.${ident(column)} = ${right}.${ident(rightColumns[i]!)}`);
   if (relationship.cardinality === 'many-to-many') {
     const { junction, toParent, toChild } = relationship;
-    return `exists (select 1 from public.${ident(junction)} as pgrst_j where ${[
+    return { from, join: [`exists (select 1 from ${ident(embed.table.schema)}.${ident(junction)} as pgrst_j where ${[
       ...pairs('pgrst_j', toParent.columns, parent, toParent.foreignColumns),
       ...pairs('pgrst_j', toChild.columns, child, toChild.foreignColumns),
-    ].join(' and ')})`;
+    ].join(' and ')})`] };
   }
   const { key } = relationship;
-  return (relationship.parentHoldsKey
+  return { from, join: relationship.parentHoldsKey
     ? pairs(child, key.foreignColumns, parent, key.columns)
-    : pairs(child, key.columns, parent, key.foreignColumns)).join(' and ');
+    : pairs(child, key.columns, parent, key.foreignColumns) };
+}
+
+/** Whether an embedded resource is a JSON array (to-many) rather than an object or null. */
+export function isToMany(embed: Pick<EmbedQuery, 'relationship'>): boolean {
+  const r = embed.relationship;
+  return r.cardinality === 'one-to-many' || r.cardinality === 'many-to-many' || (r.cardinality === 'computed' && !r.toOne);
 }
 
 /** Conditions on the rows of `table` (aliased `q`): its filters and its `!inner`/`is.null` embeds. */
@@ -97,8 +111,9 @@ function conditionsSql(table: TableInfo, query: RequestQuery, params: unknown[],
   query.embeds.forEach((embed, n) => {
     if (!embed.inner && !embed.absent) return;
     const alias = ident(`pgrst_${depth}_${n}`);
-    const inner = [joinSql(embed.relationship, q, alias), ...conditionsSql(embed.table, embed.query, params, alias, depth + 1)];
-    conditions.push(`${embed.absent ? 'not ' : ''}exists (select 1 from public.${ident(embed.table.name)} as ${alias} where ${inner.join(' and ')})`);
+    const source = embedSourceSql(embed, q, alias);
+    const inner = [...source.join, ...conditionsSql(embed.table, embed.query, params, alias, depth + 1)];
+    conditions.push(`${embed.absent ? 'not ' : ''}exists (select 1 from ${source.from} where ${inner.join(' and ') || 'true'})`);
   });
   return conditions;
 }
@@ -110,25 +125,84 @@ function whereSql(table: TableInfo, query: RequestQuery, params: unknown[], q = 
 
 /** One embedded resource as a JSON value: an array for to-many, an object or null for to-one. */
 function embedSql(parent: string, embed: EmbedQuery, params: unknown[], depth: number, n: number): string {
-  const alias = ident(`pgrst_${depth}_${n}`);
   const rows = ident(`pgrst_rows_${depth}_${n}`);
+  const body = embedRowsSql(parent, embed, params, depth, n);
+  if (!isToMany(embed)) return `(select row_to_json(${rows}) from (${body}) ${rows})`;
+  return `coalesce((select json_agg(${rows}) from (${body}) ${rows}), '[]'::json)`;
+}
+
+/** The rows of an embedded resource for one parent row: at most one for to-one, the page asked for to-many. */
+function embedRowsSql(parent: string, embed: EmbedQuery, params: unknown[], depth: number, n: number): string {
+  const alias = ident(`pgrst_${depth}_${n}`);
   const query = embed.query;
-  const where = [joinSql(embed.relationship, parent, alias), ...conditionsSql(embed.table, query, params, alias, depth + 1)].join(' and ');
-  const columns = projection(embed.table, query, params, alias, depth + 1) || 'null as pgrst_none';
-  const from = `from public.${ident(embed.table.name)} as ${alias} where ${where}`;
-  const toMany = embed.relationship.cardinality === 'one-to-many' || embed.relationship.cardinality === 'many-to-many';
-  if (!toMany) return `(select row_to_json(${rows}) from (select ${columns} ${from} limit 1) ${rows})`;
+  const source = embedSourceSql(embed, parent, alias);
+  const where = [...source.join, ...conditionsSql(embed.table, query, params, alias, depth + 1)].join(' and ') || 'true';
+  const p = projection(embed.table, query, params, alias, depth + 1);
+  const rows = `select ${p.columns} from ${source.from} ${p.joins} where ${where} ${p.groupBy}`;
+  if (!isToMany(embed)) return `${rows} limit 1`;
   const order = orderSql(embed.table, query.order, params, alias);
   const limit = query.limit === undefined ? '' : `limit ${query.limit}`;
   const offset = query.offset ? `offset ${query.offset}` : '';
-  return `coalesce((select json_agg(${rows}) from (select ${columns} ${from} ${order} ${limit} ${offset}) ${rows}), '[]'::json)`;
+  return `${rows} ${order} ${limit} ${offset}`;
 }
 
-/** The select list: each field (cast if asked) under its output name, then each shown embed. */
-function projection(table: TableInfo, query: Pick<RequestQuery, 'select' | 'embeds'>, params: unknown[], q = ident(table.name), depth = 1): string {
-  const fields = query.select.map((item) => `${fieldSql(table, item.field, params, q)}${item.cast ? `::${item.cast}` : ''} as ${ident(item.name)}`);
-  const embeds = query.embeds.flatMap((embed, n) => (embed.shown ? [`${embedSql(q, embed, params, depth, n)} as ${ident(embed.name)}`] : []));
-  return [...fields, ...embeds].join(', ');
+/**
+ * A spread resource (`...target(...)`) as a lateral subquery with one row: the embedded row's
+ * values for to-one (nulls when there is none), a JSON array of each value for to-many.
+ */
+function spreadSql(parent: string, embed: EmbedQuery, params: unknown[], depth: number, n: number): string {
+  const body = embedRowsSql(parent, embed, params, depth, n);
+  if (!isToMany(embed)) return `(${body})`;
+  const rows = ident(`pgrst_rows_${depth}_${n}`);
+  const arrays = outputNames(embed.query).map((name) => `coalesce(json_agg(${rows}.${ident(name)}), '[]'::json) as ${ident(name)}`);
+  return `(select ${arrays.join(', ') || 'null as pgrst_none'} from (${body}) ${rows})`;
+}
+
+/** The keys of the objects a query's select produces, spread resources' keys included. */
+function outputNames(query: Pick<RequestQuery, 'select' | 'embeds'>): string[] {
+  return [
+    ...query.select.map((item) => item.name),
+    ...query.embeds.flatMap((embed) => (!embed.shown ? [] : embed.spread ? outputNames(embed.query) : [embed.name])),
+  ];
+}
+
+/** A select list with the lateral joins of its spread resources and, when it aggregates, its GROUP BY. */
+interface Projection {
+  columns: string;
+  joins: string;
+  groupBy: string;
+}
+
+/**
+ * The select list: each field (cast if asked, aggregated if asked) under its output name, then
+ * each shown embed, a spread's values under their own names. When an aggregate is selected, every
+ * other value is grouped by, as PostgREST does.
+ */
+function projection(table: TableInfo, query: Pick<RequestQuery, 'select' | 'embeds'>, params: unknown[], q = ident(table.name), depth = 1): Projection {
+  const items: { sql: string; aggregate: boolean }[] = query.select.map((item) => {
+    let value: string;
+    if (item.aggregate) value = `${item.aggregate}(${item.field.column === '' ? '*' : fieldSql(table, item.field, params, q)})`;
+    else if (item.computed) value = `${qualified(item.computed)}(${q}::${qualified(table)})`;
+    else value = fieldSql(table, item.field, params, q);
+    return { sql: `${value}${item.cast ? `::${item.cast}` : ''} as ${ident(item.name)}`, aggregate: !!item.aggregate };
+  });
+  const joins: string[] = [];
+  query.embeds.forEach((embed, n) => {
+    if (!embed.shown) return;
+    if (!embed.spread) {
+      items.push({ sql: `${embedSql(q, embed, params, depth, n)} as ${ident(embed.name)}`, aggregate: false });
+      return;
+    }
+    const alias = ident(`pgrst_spread_${depth}_${n}`);
+    joins.push(`left join lateral ${spreadSql(q, embed, params, depth, n)} as ${alias} on true`);
+    for (const name of outputNames(embed.query)) items.push({ sql: `${alias}.${ident(name)} as ${ident(name)}`, aggregate: false });
+  });
+  const grouped = items.some((item) => item.aggregate) && items.some((item) => !item.aggregate);
+  return {
+    columns: items.map((item) => item.sql).join(', ') || 'null as pgrst_none',
+    joins: joins.join(' '),
+    groupBy: grouped ? `group by ${items.flatMap((item, i) => (item.aggregate ? [] : [String(i + 1)])).join(', ')}` : '',
+  };
 }
 
 function orderSql(table: TableInfo, order: OrderTerm[], params: unknown[], q = ident(table.name)): string {
@@ -149,8 +223,9 @@ export function selectStatement(table: TableInfo, query: RequestQuery, countExac
   const limit = query.limit === undefined ? '' : `limit ${query.limit}`;
   const offset = query.offset ? `offset ${query.offset}` : '';
   const total = countExact ? `(select count(*)::int from ${from} ${where})` : 'null::int';
+  const p = projection(table, query, params);
   return {
-    sql: `with pgrst_source as (select ${projection(table, query, params) || 'null as pgrst_none'} from ${from} ${where} ${order} ${limit} ${offset})
+    sql: `with pgrst_source as (select ${p.columns} from ${from} ${p.joins} ${where} ${p.groupBy} ${order} ${limit} ${offset})
           select ${total} as total, count(*)::int as page, 0 as inserted,
                  coalesce(json_agg(_r), '[]')::text as body from pgrst_source _r`,
     params,
@@ -163,8 +238,9 @@ export function selectStatement(table: TableInfo, query: RequestQuery, countExac
  */
 function wrapWrite(dml: string, table: TableInfo, select: RequestQuery | null, params: unknown[], countExact: boolean): Statement {
   const all = table.columns.map((c) => `${ident(table.name)}.${ident(c)}`).join(', ');
-  const body = select
-    ? `coalesce((select json_agg(_r) from (select ${projection(table, select, params) || 'null as pgrst_none'} from pgrst_source as ${ident(table.name)}) _r), '[]')::text`
+  const p = select && projection(table, select, params);
+  const body = p
+    ? `coalesce((select json_agg(_r) from (select ${p.columns} from pgrst_source as ${ident(table.name)} ${p.joins} ${p.groupBy}) _r), '[]')::text`
     : 'null::text';
   return {
     sql: `with pgrst_source as (${dml} returning ${all}, (${ident(table.name)}.xmax = 0) as pgrst_inserted)

@@ -21,7 +21,8 @@
  * What it does: creates a DATA_DIR, applies the game's migrations and then the suite's
  * `test/supabase/migrations/*.sql` and `seed.sql` as the database owner (see
  * {@link suiteSchema} for the few lines PostgreSQL without PostGIS cannot run), starts the
- * built server on it, and serves port 54321 through a small gateway that adds the anon key as
+ * built server on it (exposing schemas `public` and `personal` through `PGRST_DB_SCHEMAS`, as
+ * the suite's PostgREST does), and serves port 54321 through a small gateway that adds the anon key as
  * `apikey` when a request has none (hosted Supabase's gateway demands one; the suite's local
  * stack lets keyless requests through as anon). Jest runs with `--ci`, so inline snapshots are
  * compared, never rewritten. `test/v12` is skipped as upstream's own CI does (it needs
@@ -138,7 +139,7 @@ async function main(): Promise<void> {
     } finally {
       await db.close();
     }
-    server = await startServer({ dataDir });
+    server = await startServer({ dataDir, env: { PGRST_DB_SCHEMAS: 'public,personal' } });
     gateway = await startGateway(server);
     const outputFile = join(dataDir, 'jest-report.json');
     const report = await runJest(dir, outputFile);

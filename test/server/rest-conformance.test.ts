@@ -1,11 +1,13 @@
 /**
  * PostgREST 6/7 behaviours through the real supabase-js client (raw HTTP where supabase-js
  * cannot express the request), each compared with PostgREST's documented answer, on the
- * game's own tables and functions.
+ * game's own tables and functions, and on a few probe tables, functions and a second schema
+ * that the database operator creates before the server starts (exposed with PGRST_DB_SCHEMAS).
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { removeDataDir, signInPlayer, startTestServer, type TestPlayer, type TestServer } from './harness.js';
+import { connectAsOperator } from '../support/server.js';
+import { makeDataDir, removeDataDir, signInPlayer, startTestServer, type TestPlayer, type TestServer } from './harness.js';
 import { enterAtSpawn } from './rules.js';
 
 let server: TestServer;
@@ -18,8 +20,38 @@ const BLOCKS = [
   { x: 6, y: 6, block_type: 'brick' },
 ];
 
+/** Teams, their members and one badge; computed columns and relationships; a scalar and a writing function; schema `probe`. */
+const PROBES = `
+  create table public.probe_teams (id int primary key, name text not null);
+  create table public.probe_members (id int primary key, team_id int not null references public.probe_teams, name text not null, score int not null);
+  create table public.probe_badges (member_id int primary key references public.probe_members, label text not null);
+  insert into public.probe_teams values (1, 'red'), (2, 'blue');
+  insert into public.probe_members values (1, 1, 'ann', 5), (2, 1, 'bob', 7), (3, 2, 'cy', 3);
+  insert into public.probe_badges values (1, 'gold');
+  create function public.probe_shout(public.probe_members) returns text language sql stable as $$ select upper($1.name) $$;
+  create function public.probe_ranked(public.probe_teams) returns setof public.probe_members language sql stable
+    as $$ select * from public.probe_members where team_id = $1.id order by score desc $$;
+  create function public.probe_best(public.probe_teams) returns setof public.probe_members rows 1 language sql stable
+    as $$ select * from public.probe_members where team_id = $1.id order by score desc limit 1 $$;
+  create function public.probe_answer() returns int language sql stable as 'select 42';
+  create function public.probe_touch() returns setof public.probe_members language sql
+    as $$ update public.probe_members set score = score returning * $$;
+  grant select on public.probe_teams, public.probe_members, public.probe_badges to authenticated;
+  grant update on public.probe_members to authenticated;
+  create schema probe;
+  create table probe.notes (id int primary key, body text not null);
+  insert into probe.notes values (1, 'in probe');
+  grant usage on schema probe to authenticated;
+  grant select on probe.notes to authenticated;`;
+
 test.before(async () => {
-  server = await startTestServer();
+  const dataDir = await makeDataDir();
+  const setup = await startTestServer(dataDir);
+  const operator = await connectAsOperator(setup);
+  await operator.query(PROBES);
+  await operator.end();
+  await setup.stop();
+  server = await startTestServer(dataDir, { PGRST_DB_SCHEMAS: 'public,probe' });
   alice = await signInPlayer(server);
   await enterAtSpawn(alice, 'Alice');
   const { error } = await alice.client.from('game_blocks').insert(BLOCKS.map((b) => ({ ...b, player_id: alice.address, player_name: 'Alice' })));
@@ -182,6 +214,107 @@ test('a filter on a resource that is not embedded is 400 PGRST108', async () => 
     details: null,
     hint: "Verify that 'game_players' is included in the 'select' query parameter.",
   }]);
+});
+
+test('computed column: a function of the row is selected by name, renamed and cast, and left out of *', async () => {
+  const { data, error } = await alice.client.from('probe_members').select('name, probe_shout, loud:probe_shout::varchar').order('id');
+  assert.is(error, null);
+  assert.equal(data, [{ name: 'ann', probe_shout: 'ANN', loud: 'ANN' }, { name: 'bob', probe_shout: 'BOB', loud: 'BOB' }, { name: 'cy', probe_shout: 'CY', loud: 'CY' }]);
+  const star = await alice.client.from('probe_members').select('*').eq('id', 1);
+  assert.equal(star.data, [{ id: 1, team_id: 1, name: 'ann', score: 5 }]);
+  const other = await alice.client.from('probe_teams').select('probe_shout');
+  assert.equal(other.error, { code: '42703', details: null, hint: null, message: 'column probe_teams.probe_shout does not exist' });
+});
+
+test('computed relationship: setof embeds as an array, ROWS 1 as an object; a function of another row is PGRST200', async () => {
+  const { data, error } = await alice.client.from('probe_teams').select('name, probe_ranked(name), best:probe_best(name, probe_shout)').order('id');
+  assert.is(error, null);
+  assert.equal(data, [
+    { name: 'red', probe_ranked: [{ name: 'bob' }, { name: 'ann' }], best: { name: 'bob', probe_shout: 'BOB' } },
+    { name: 'blue', probe_ranked: [{ name: 'cy' }], best: { name: 'cy', probe_shout: 'CY' } },
+  ]);
+  const inner = await alice.client.from('probe_teams').select('name, probe_ranked!inner(name)').eq('probe_ranked.name', 'cy');
+  assert.equal(inner.data, [{ name: 'blue', probe_ranked: [{ name: 'cy' }] }]);
+  const wrong = await alice.client.from('probe_members').select('probe_ranked(*)');
+  assert.equal(wrong.error, {
+    code: 'PGRST200', hint: null,
+    details: "Searched for a foreign key relationship between 'probe_members' and 'probe_ranked' in the schema 'public', but no matches were found.",
+    message: "Could not find a relationship between 'probe_members' and 'probe_ranked' in the schema cache",
+  });
+});
+
+test('aggregates: count(), col.sum/avg/min/max with an alias and a cast, grouped by the other columns', async () => {
+  const grouped = await alice.client.from('probe_members').select('team_id, total:score.sum(), score.avg(), count(), top:score.max()::text');
+  assert.is(grouped.error, null);
+  assert.equal([...grouped.data!].sort((a, b) => a.team_id - b.team_id), [
+    { team_id: 1, total: 12, avg: 6, count: 2, top: '7' },
+    { team_id: 2, total: 3, avg: 3, count: 1, top: '3' },
+  ]);
+  assert.equal((await alice.client.from('probe_members').select('score.min()')).data, [{ min: 3 }]);
+  const embedded = await alice.client.from('probe_teams').select('name, probe_members(count), members:probe_members(score.sum())').order('id');
+  assert.equal(embedded.data, [
+    { name: 'red', probe_members: [{ count: 2 }], members: [{ sum: 12 }] },
+    { name: 'blue', probe_members: [{ count: 1 }], members: [{ sum: 3 }] },
+  ]);
+  const ownBlocks = await alice.client.from('game_blocks').select('count()').eq('player_id', alice.address);
+  assert.equal(ownBlocks.data, [{ count: BLOCKS.length }]);
+});
+
+test('aggregates: an unknown column is 42703 (PostgREST names an embedded table <name>_1); a large column is TS106', async () => {
+  const missing = await alice.client.from('probe_members').select('nope.sum()');
+  assert.equal(missing.error, { code: '42703', details: null, hint: null, message: 'column probe_members.nope does not exist' });
+  const embedded = await alice.client.from('probe_teams').select('name, probe_members(sum)');
+  assert.equal(embedded.error, { code: '42703', details: null, hint: null, message: 'column probe_members_1.sum does not exist' });
+  const control = await alice.client.from('game_voice_messages').select('id.count()');
+  assert.equal(control.data, [{ count: 0 }]);
+  const large = await alice.client.from('game_voice_messages').select('audio_data.max()').limit(1);
+  assert.equal(large.error, {
+    code: 'TS106',
+    message: 'Large column read in bulk: game_voice_messages.audio_data',
+    details: 'An aggregate of audio_data reads every matching row: it needs eq on id',
+    hint: 'Aggregate the other columns, or read each large value by its key',
+  });
+});
+
+test('spread: a to-one resource adds its columns to the parent, a to-many one arrays of them', async () => {
+  const toOne = await alice.client.from('probe_members').select('name, ...probe_teams(team:name), ...probe_badges(label)').order('id');
+  assert.is(toOne.error, null);
+  assert.equal(toOne.data, [{ name: 'ann', team: 'red', label: 'gold' }, { name: 'bob', team: 'red', label: null }, { name: 'cy', team: 'blue', label: null }]);
+  const toMany = await alice.client.from('probe_teams').select('id, ...probe_members(name, score)').order('id');
+  assert.equal(toMany.data, [{ id: 1, name: ['ann', 'bob'], score: [5, 7] }, { id: 2, name: ['cy'], score: [3] }]);
+  const grouped = await alice.client.from('probe_members').select('count(), ...probe_teams(name)');
+  assert.equal([...grouped.data!].sort((a, b) => a.count - b.count), [{ count: 1, name: 'blue' }, { count: 2, name: 'red' }]);
+});
+
+test('stripNulls: nulls=stripped leaves out the keys whose value is null, for arrays and single objects', async () => {
+  const { data } = await alice.client.from('probe_members').select('name, ...probe_badges(label)').order('id').stripNulls();
+  assert.equal(data, [{ name: 'ann', label: 'gold' }, { name: 'bob' }, { name: 'cy' }]);
+  const single = await alice.client.from('probe_members').select('name, ...probe_badges(label)').eq('id', 2).single().stripNulls();
+  assert.equal(single.data, { name: 'bob' });
+  const kept = await alice.client.from('probe_members').select('name, ...probe_badges(label)').eq('id', 2);
+  assert.equal(kept.data, [{ name: 'bob', label: null }]);
+});
+
+test('schemas: Accept-Profile chooses an exposed schema; any other is 406 PGRST106 listing them', async () => {
+  const { data, error } = await alice.client.schema('probe').from('notes').select('id, body');
+  assert.is(error, null);
+  assert.equal(data, [{ id: 1, body: 'in probe' }]);
+  const unknown = await alice.client.schema('game_private').from('notes').select();
+  assert.is(unknown.status, 406);
+  assert.equal(unknown.error, { code: 'PGRST106', details: null, hint: null, message: 'The schema must be one of the following: public, probe' });
+  const inPublic = await alice.client.from('notes').select();
+  assert.equal(inPublic.error, { code: 'PGRST205', details: null, hint: null, message: "Could not find the table 'public.notes' in the schema cache" });
+  const write = await rest('notes', { method: 'POST', headers: { 'content-profile': 'nope' }, body: { id: 2, body: 'x' } });
+  assert.equal([write.status, (write.body as { code: string }).code], [406, 'PGRST106']);
+});
+
+test('RPC: count=exact of a scalar result is 1; max-affected with handling=strict bounds what a function returns', async () => {
+  const answer = await alice.client.rpc('probe_answer', {}, { count: 'exact' });
+  assert.equal([answer.data, answer.count], [42, 1]);
+  const over = await rest('rpc/probe_touch', { method: 'POST', headers: { prefer: 'handling=strict,max-affected=2' }, body: {} });
+  assert.equal([over.status, over.body], [400, { code: 'PGRST124', details: 'The query affects 3 rows', hint: null, message: 'Query result exceeds max-affected preference constraint' }]);
+  const within = await rest('rpc/probe_touch?select=id', { method: 'POST', headers: { prefer: 'handling=strict,max-affected=3' }, body: {} });
+  assert.equal([within.status, within.body], [200, [{ id: 1 }, { id: 2 }, { id: 3 }]]);
 });
 
 test.run();
