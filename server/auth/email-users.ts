@@ -80,8 +80,8 @@ export async function createEmailUser(db: Database, user: NewEmailUser): Promise
         [userId, user.email, hash, user.confirmed, JSON.stringify(appMetadata), JSON.stringify(userMetadata)],
       );
       await tx.query(
-        `insert into auth.identities (provider_id, user_id, identity_data, provider) values ($1, $1::uuid, $2, 'email')`,
-        [userId, JSON.stringify(identityData)],
+        `insert into auth.identities (provider_id, user_id, identity_data, provider) values ($1, $2, $3, 'email')`,
+        [userId, userId, JSON.stringify(identityData)],
       );
       return (await loadUser(tx, userId))!;
     });

@@ -71,7 +71,7 @@ function overLimit(retryAfterSeconds: number): AuthError {
 
 /**
  * Serves the Auth routes under `/auth/v1` (`path` is the part after it): the web3, password and
- * refresh_token grants, logout, the current user, the admin API's user create and delete
+ * refresh_token grants, logout, the current user, the admin API's user create, read and delete
  * (service role only), and sign-up, refused as GoTrue refuses it with sign-ups disabled.
  * Throws {@link AuthError} for refusals.
  */
@@ -134,13 +134,21 @@ export async function handleAuth(req: IncomingMessage, res: ServerResponse, path
   return sendJson(res, 404, notFoundBody('auth', req, url.pathname));
 }
 
-/** The admin API: `POST /admin/users` and `DELETE /admin/users/<id>`, after the service-role check. */
+/**
+ * The admin API, after the service-role check: `POST /admin/users`, `GET` and `DELETE
+ * /admin/users/<id>` (auth-js reads the user before it deletes it).
+ */
 async function handleAdmin(req: IncomingMessage, res: ServerResponse, path: string, auth: AuthContext): Promise<void> {
   await requireServiceRole(req, auth.keys);
   if (req.method === 'POST' && path === '/admin/users') {
     return sendJson(res, 200, await createEmailUser(auth.db, readNewUser(await readJson(req))));
   }
   const userPath = /^\/admin\/users\/([^/]+)$/.exec(path);
+  if (req.method === 'GET' && userPath) {
+    const user = await getUser(auth.db, readUserId(userPath[1]!));
+    if (!user) throw new AuthError(404, 'user_not_found', 'User not found');
+    return sendJson(res, 200, user);
+  }
   if (req.method === 'DELETE' && userPath) {
     const userId = readUserId(userPath[1]!);
     checkHardDelete(await readJson(req));
