@@ -6,7 +6,7 @@
  */
 import { stat, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { test } from 'uvu';
+import { suite, test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { decodeJwt } from 'jose';
 import { createClient, type SupabaseClient } from '@supabase/supabase-js';
@@ -313,3 +313,33 @@ test('admin delete removes the user, ends its sessions and refuses unknown ids',
 });
 
 test.run();
+
+const perAddress = suite<{ server: TestServer }>('password and Web3 sign-ins share the per-address limit');
+const IP_LIMIT = 4;
+perAddress.before(async (ctx) => {
+  ctx.server = await startTestServer(undefined, { RATE_LIMIT_WEB3: String(IP_LIMIT) });
+});
+perAddress.after(async ({ server: limited }) => {
+  await limited.stop();
+});
+
+perAddress('RATE_LIMIT_WEB3 sign-ins of either kind from one address, then 429 for both before the body is read', async ({ server: limited }) => {
+  const key = (await readFile(join(limited.dataDir, 'service_role.key'), 'utf8')).trim();
+  const limitedAdmin = createClient(limited.url, key, { auth: { persistSession: false, autoRefreshToken: false }, realtime: { transport: WebSocket as never } });
+  const email = freshEmail();
+  assert.is((await limitedAdmin.auth.admin.createUser({ email, password: 'correct horse', email_confirm: true })).error, null);
+  const grant = (body: string) => rawRequest(limited, 'POST', '/auth/v1/token?grant_type=password', { apikey: limited.anonKey, 'content-type': 'application/json', ...API_VERSION }, body);
+  const body = JSON.stringify({ email, password: 'correct horse' });
+  assert.is((await grant(body)).status, 200);
+  await signInPlayer(limited);
+  assert.is((await grant(body)).status, 200);
+  await signInPlayer(limited);
+  for (const refused of [await grant(body), await grant('not json')]) {
+    assert.is(refused.status, 429);
+    assert.equal(refused.body, { code: 'over_request_rate_limit', message: 'Request rate limit reached' });
+  }
+  const web3 = await signInPlayer(limited).then(() => null, (error: { status?: number; code?: string }) => error);
+  assert.equal({ status: web3?.status, code: web3?.code }, { status: 429, code: 'over_request_rate_limit' });
+});
+
+perAddress.run();
