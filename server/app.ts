@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { AuthError } from './auth/errors.js';
 import { handleAuth, type AuthContext } from './auth/handler.js';
-import { loadKeys } from './auth/keys.js';
+import { loadKeys, writeServiceRoleKey } from './auth/keys.js';
 import { createRateLimiter } from './auth/rate-limit.js';
 import { loadRevocations, refusingEnded } from './auth/revocations.js';
 import { resolveSite, type ConfigError, type Site, type SiteSettings } from './auth/site.js';
@@ -24,6 +24,8 @@ import { BadPathError, createStaticHandler } from './static.js';
 export const DEFAULT_SIGN_INS_PER_IP = 30;
 /** Web3 sign-ins allowed per wallet in {@link SIGN_IN_WINDOW_MS}: a player reloading now and then stays far below it. */
 export const SIGN_INS_PER_WALLET = 10;
+/** Password sign-ins allowed per email address in {@link SIGN_IN_WINDOW_MS}, failed ones included: a bound on guessing one account's password. */
+export const SIGN_INS_PER_EMAIL = 10;
 /** The window of the sign-in rate limits: 5 minutes, as hosted Supabase counts them. */
 export const SIGN_IN_WINDOW_MS = 5 * 60 * 1000;
 
@@ -44,7 +46,7 @@ export interface ServerOptions extends SiteSettings {
   databaseUrl?: string;
   /** Pooled database connections (`DB_POOL`). */
   poolSize?: number;
-  /** Web3 sign-ins per IP address in 5 minutes; defaults to {@link DEFAULT_SIGN_INS_PER_IP}. */
+  /** Web3 and password sign-ins per IP address in 5 minutes; defaults to {@link DEFAULT_SIGN_INS_PER_IP}. */
   signInsPerIp?: number;
   /** The schemas REST exposes (`PGRST_DB_SCHEMAS`), the first the default; defaults to `public`. */
   restSchemas?: string[];
@@ -54,6 +56,8 @@ export interface ServerOptions extends SiteSettings {
 export interface RunningServer {
   /** `http://localhost:<port>` */
   url: string;
+  /** `DATA_DIR/service_role.key`: the secret service-role key, mode 0600, for the operator. */
+  serviceRoleKeyFile: string;
   /** Stops accepting connections, closes Realtime and the database, releases the DATA_DIR lock. */
   close(): Promise<void>;
   /** Settles if the embedded PostgreSQL dies under the running server. */
@@ -95,7 +99,8 @@ function sendError(req: IncomingMessage, res: ServerResponse, error: unknown): v
  * `databaseUrl`), applies the migrations,
  * attaches Realtime and serves `/rest/v1`, `/auth/v1`, `/realtime/v1/websocket`, the Realtime
  * broadcast API (`/realtime/v1/api/broadcast`),
- * `/config.json` and the built client from `publicDir` on `port` (0 picks a free port). Any
+ * `/config.json` and the built client from `publicDir` on `port` (0 picks a free port), and
+ * writes the service-role key to `dataDir` (never served). Any
  * other path under an API prefix is a JSON 404 in the owning service's shape; every answer
  * carries the security headers of `http/security.ts`. Sign-in is bound to `siteUrl` (default:
  * this server's loopback origins) and the allow-list; throws {@link ConfigError} for a
@@ -113,13 +118,15 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   try {
     const revocations = await loadRevocations(db);
     const keys = refusingEnded(await loadKeys(options.dataDir), revocations);
+    const serviceRoleKeyFile = await writeServiceRoleKey(options.dataDir, keys);
     const rest: RestContext = { db, keys, catalogs: await loadCatalogs(db, options.restSchemas ?? ['public']), refusals: createRefusalCache() };
     const serveStatic = createStaticHandler(options.publicDir);
     const hosted = await hostedConfig(options.publicDir);
     const csp = contentSecurityPolicy(hosted?.supabaseUrl);
-    const signInLimits: Pick<AuthContext, 'signInsPerIp' | 'signInsPerWallet'> = {
+    const signInLimits: Pick<AuthContext, 'signInsPerIp' | 'signInsPerWallet' | 'signInsPerEmail'> = {
       signInsPerIp: createRateLimiter(options.signInsPerIp ?? DEFAULT_SIGN_INS_PER_IP, SIGN_IN_WINDOW_MS),
       signInsPerWallet: createRateLimiter(SIGN_INS_PER_WALLET, SIGN_IN_WINDOW_MS),
+      signInsPerEmail: createRateLimiter(SIGN_INS_PER_EMAIL, SIGN_IN_WINDOW_MS),
     };
     // Set once listening, when the port that 0 asks for is known; no request arrives before.
     let site: Site | null = null;
@@ -162,6 +169,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     site = resolveSite(options, port);
     return {
       url: `http://localhost:${port}`,
+      serviceRoleKeyFile,
       lost: db.lost,
       close: async () => {
         const closed = new Promise<void>((resolve) => server.close(() => resolve()));

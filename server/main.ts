@@ -10,6 +10,7 @@ const publicDir = join(dirname(fileURLToPath(import.meta.url)), 'public');
 
 try {
   const server = await startServer({ ...readEnv(process.env), publicDir });
+  console.log(`Service-role key (secret, for operators and tools only): ${server.serviceRoleKeyFile}`);
   console.log(`Tessera listening on ${server.url}`);
   let stopping = false;
   const stop = (signal: string) => {

@@ -15,9 +15,23 @@ export class AuthError extends Error {
   }
 
   /** The response body GoTrue sends for this error. */
-  body(): Record<string, string> {
+  body(): Record<string, unknown> {
     return this.code === 'invalid_grant'
       ? { error: this.code, error_description: this.message }
       : { code: this.code, message: this.message };
+  }
+}
+
+/** GoTrue's 422 `weak_password`: the body also names the rules the password broke. */
+export class WeakPasswordError extends AuthError {
+  constructor(
+    message: string,
+    readonly reasons: string[],
+  ) {
+    super(422, 'weak_password', message);
+  }
+
+  override body(): Record<string, unknown> {
+    return { code: this.code, message: this.message, weak_password: { reasons: this.reasons } };
   }
 }

@@ -3,6 +3,8 @@ import type { Claims, Database } from '../db/index.js';
 import { readBody } from '../http/body.js';
 import { notFoundBody } from '../http/not-found.js';
 import { bearerToken, sendJson } from '../http/respond.js';
+import { checkHardDelete, readNewUser, readUserId } from './admin.js';
+import { createEmailUser, deleteUser, signInPassword } from './email-users.js';
 import { AuthError } from './errors.js';
 import { TokenError, type TokenKeys } from './keys.js';
 import type { RateLimiter } from './rate-limit.js';
@@ -25,6 +27,8 @@ export interface AuthContext {
   signInsPerIp: RateLimiter;
   /** Web3 sign-ins per wallet, counted once the signature is verified. */
   signInsPerWallet: RateLimiter;
+  /** Password sign-ins per email address, counted before the password is checked. */
+  signInsPerEmail: RateLimiter;
 }
 
 async function readJson(req: IncomingMessage): Promise<Record<string, unknown>> {
@@ -38,17 +42,27 @@ async function readJson(req: IncomingMessage): Promise<Record<string, unknown>> 
   throw new AuthError(400, 'bad_json', 'Could not parse request body as JSON');
 }
 
-async function userClaims(req: IncomingMessage, keys: TokenKeys): Promise<Claims & { sub: string }> {
+async function verifiedClaims(req: IncomingMessage, keys: TokenKeys): Promise<Claims> {
   const token = bearerToken(req);
   if (!token) throw new AuthError(401, 'no_authorization', 'This endpoint requires a Bearer token');
-  const claims = await keys.verify(token).catch((error: Error) => {
+  return keys.verify(token).catch((error: Error) => {
     if (error instanceof TokenError && error.reason === 'revoked') throw new AuthError(403, 'session_not_found', error.message);
     throw new AuthError(403, 'bad_jwt', `invalid JWT: ${error.message}`);
   });
+}
+
+async function userClaims(req: IncomingMessage, keys: TokenKeys): Promise<Claims & { sub: string }> {
+  const claims = await verifiedClaims(req, keys);
   if (typeof claims.sub !== 'string' || claims.role === 'anon') {
     throw new AuthError(403, 'bad_jwt', 'invalid claim: missing sub claim');
   }
   return claims as Claims & { sub: string };
+}
+
+/** The admin API takes the service-role key only: anything else, a user's token included, is GoTrue's 403 `not_admin`. */
+async function requireServiceRole(req: IncomingMessage, keys: TokenKeys): Promise<void> {
+  const claims = await verifiedClaims(req, keys);
+  if (claims.role !== 'service_role') throw new AuthError(403, 'not_admin', 'User not allowed');
 }
 
 function overLimit(retryAfterSeconds: number): AuthError {
@@ -56,8 +70,10 @@ function overLimit(retryAfterSeconds: number): AuthError {
 }
 
 /**
- * Serves the Auth routes under `/auth/v1` (`path` is the part after it): the web3 and
- * refresh_token grants, logout and the current user. Throws {@link AuthError} for refusals.
+ * Serves the Auth routes under `/auth/v1` (`path` is the part after it): the web3, password and
+ * refresh_token grants, logout, the current user, the admin API's user create, read and delete
+ * (service role only), and sign-up, refused as GoTrue refuses it with sign-ups disabled.
+ * Throws {@link AuthError} for refusals.
  */
 export async function handleAuth(req: IncomingMessage, res: ServerResponse, path: string, auth: AuthContext): Promise<void> {
   const { db, keys, site } = auth;
@@ -74,6 +90,18 @@ export async function handleAuth(req: IncomingMessage, res: ServerResponse, path
       const grant = await signInWeb3(db, message);
       return sendJson(res, 200, await sessionResponse(keys, grant, issuer));
     }
+    if (grantType === 'password') {
+      const ipWait = auth.signInsPerIp.take(req.socket.remoteAddress ?? '');
+      if (ipWait > 0) throw overLimit(ipWait);
+      const { email, phone, password } = await readJson(req);
+      if (email && phone) throw new AuthError(400, 'validation_failed', 'Only an email address or phone number should be provided on login.');
+      if (phone) throw new AuthError(422, 'phone_provider_disabled', 'Phone logins are disabled');
+      if (typeof email !== 'string' || email === '') throw new AuthError(400, 'validation_failed', 'missing email or phone');
+      if (typeof password !== 'string') throw new AuthError(400, 'bad_json', 'Could not parse request body as JSON: password must be a string');
+      const emailWait = auth.signInsPerEmail.take(email.toLowerCase());
+      if (emailWait > 0) throw overLimit(emailWait);
+      return sendJson(res, 200, await sessionResponse(keys, await signInPassword(db, email, password), issuer));
+    }
     const body = await readJson(req);
     if (grantType === 'refresh_token') {
       if (typeof body.refresh_token !== 'string') throw new AuthError(400, 'validation_failed', 'refresh_token is required');
@@ -87,6 +115,10 @@ export async function handleAuth(req: IncomingMessage, res: ServerResponse, path
     }
     throw new AuthError(400, 'unsupported_grant_type', 'unsupported_grant_type');
   }
+  if (req.method === 'POST' && path === '/signup') {
+    throw new AuthError(422, 'signup_disabled', 'Signups not allowed for this instance');
+  }
+  if (path === '/admin' || path.startsWith('/admin/')) return handleAdmin(req, res, path, auth);
   if (req.method === 'POST' && path === '/logout') {
     const claims = await userClaims(req, keys);
     const ended = await endSessions(db, claims.sub, String(claims.session_id ?? ''), url.searchParams.get('scope') ?? 'global');
@@ -100,4 +132,30 @@ export async function handleAuth(req: IncomingMessage, res: ServerResponse, path
     return sendJson(res, 200, user);
   }
   return sendJson(res, 404, notFoundBody('auth', req, url.pathname));
+}
+
+/**
+ * The admin API, after the service-role check: `POST /admin/users`, `GET` and `DELETE
+ * /admin/users/<id>` (auth-js reads the user before it deletes it).
+ */
+async function handleAdmin(req: IncomingMessage, res: ServerResponse, path: string, auth: AuthContext): Promise<void> {
+  await requireServiceRole(req, auth.keys);
+  if (req.method === 'POST' && path === '/admin/users') {
+    return sendJson(res, 200, await createEmailUser(auth.db, readNewUser(await readJson(req))));
+  }
+  const userPath = /^\/admin\/users\/([^/]+)$/.exec(path);
+  if (req.method === 'GET' && userPath) {
+    const user = await getUser(auth.db, readUserId(userPath[1]!));
+    if (!user) throw new AuthError(404, 'user_not_found', 'User not found');
+    return sendJson(res, 200, user);
+  }
+  if (req.method === 'DELETE' && userPath) {
+    const userId = readUserId(userPath[1]!);
+    checkHardDelete(await readJson(req));
+    const ended = await deleteUser(auth.db, userId);
+    if (ended === null) throw new AuthError(404, 'user_not_found', 'User not found');
+    auth.revocations.add(ended);
+    return sendJson(res, 200, {});
+  }
+  return sendJson(res, 404, notFoundBody('auth', req, new URL(req.url ?? '/', 'http://x').pathname));
 }

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { readFile, writeFile } from 'node:fs/promises';
+import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { errors, jwtVerify, SignJWT } from 'jose';
 import type { Claims } from '../db/index.js';
@@ -7,8 +7,13 @@ import type { Claims } from '../db/index.js';
 /** The signing secret's file name inside DATA_DIR. */
 export const SECRET_FILE = 'jwt-secret';
 
+/** The service-role key's file name inside DATA_DIR (mode 0600; never served over HTTP). */
+export const SERVICE_ROLE_KEY_FILE = 'service_role.key';
+
 /** The anon key's fixed claims, so the key stays the same across restarts. */
 const ANON_CLAIMS = { iss: 'supabase', role: 'anon', iat: 1_735_689_600, exp: 4_102_444_800 };
+/** The service-role key's fixed claims, likewise stable for as long as the signing secret is. */
+const SERVICE_ROLE_CLAIMS = { ...ANON_CLAIMS, role: 'service_role' };
 
 /** Why a token was refused: expired, invalid, or its session has ended. */
 export class TokenError extends Error {
@@ -22,6 +27,8 @@ export class TokenError extends Error {
 export interface TokenKeys {
   /** The public anon key: a JWT with role anon. */
   anonKey: string;
+  /** The secret service-role key: a JWT with role service_role, for the operator only. */
+  serviceRoleKey: string;
   /** Signs `claims` as they are (they must hold iat and exp). */
   sign(claims: Claims): Promise<string>;
   /** Verifies signature and expiry; throws {@link TokenError}. Requires `role` and `exp`. */
@@ -44,6 +51,7 @@ export async function loadKeys(dataDir: string): Promise<TokenKeys> {
   const sign = (claims: Claims) => new SignJWT(claims).setProtectedHeader({ alg: 'HS256', typ: 'JWT' }).sign(secret);
   return {
     anonKey: await sign(ANON_CLAIMS),
+    serviceRoleKey: await sign(SERVICE_ROLE_CLAIMS),
     sign,
     async verify(token) {
       try {
@@ -59,4 +67,16 @@ export async function loadKeys(dataDir: string): Promise<TokenKeys> {
       }
     },
   };
+}
+
+/**
+ * Writes the service-role key to `DATA_DIR/service_role.key`, readable by the operator only,
+ * and returns the file's path. The file is made anew each start, so it is mode 0600 even if
+ * someone widened an earlier one.
+ */
+export async function writeServiceRoleKey(dataDir: string, keys: Pick<TokenKeys, 'serviceRoleKey'>): Promise<string> {
+  const path = join(dataDir, SERVICE_ROLE_KEY_FILE);
+  await rm(path, { force: true });
+  await writeFile(path, `${keys.serviceRoleKey}\n`, { flag: 'wx', mode: 0o600 });
+  return path;
 }

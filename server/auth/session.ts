@@ -5,22 +5,26 @@ import type { SessionGrant } from './users.js';
 /** Access-token lifetime, as hosted GoTrue's default. */
 export const ACCESS_TOKEN_SECONDS = 3600;
 
-/** The access-token claims of a Web3 user (reference §4.5). */
+/**
+ * The access-token claims of a user (reference §4.5): a wallet user signed in with `web3`, an
+ * email user (app_metadata provider `email`) with `password`, the only way each can sign in.
+ */
 export function accessClaims(grant: SessionGrant, issuer: string, now: number): Claims {
   const iat = Math.floor(now / 1000);
+  const method = grant.user.app_metadata.provider === 'email' ? 'password' : 'web3';
   return {
     aud: 'authenticated',
     exp: iat + ACCESS_TOKEN_SECONDS,
     iat,
     iss: issuer,
     sub: grant.user.id,
-    email: '',
+    email: grant.user.email,
     phone: '',
     app_metadata: grant.user.app_metadata,
     user_metadata: grant.user.user_metadata,
     role: 'authenticated',
     aal: 'aal1',
-    amr: [{ method: 'web3', timestamp: iat }],
+    amr: [{ method, timestamp: iat }],
     session_id: grant.sessionId,
     is_anonymous: false,
   };

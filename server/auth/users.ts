@@ -18,6 +18,10 @@ export interface AuthUser {
   updated_at: string;
   last_sign_in_at: string | null;
   is_anonymous: boolean;
+  /** When an email user's address was confirmed; absent for wallet users, as in GoTrue. */
+  email_confirmed_at?: string;
+  /** The same time under GoTrue's older name. */
+  confirmed_at?: string;
 }
 
 /** A session row: the user it belongs to and its current refresh token. */
@@ -32,8 +36,12 @@ const REUSE_INTERVAL_SECONDS = 10;
 
 const APP_METADATA = { provider: 'web3', providers: ['web3'] };
 
-async function loadUser(tx: Queryable, userId: string): Promise<AuthUser | null> {
-  const { rows } = await tx.query<{ user: AuthUser }>(
+/**
+ * Reads a user as GoTrue shows it. `email_confirmed_at` is read through `to_jsonb`, so a
+ * database whose auth.users lacks the column (an older hosted-like schema) still serves wallet users.
+ */
+export async function loadUser(tx: Queryable, userId: string): Promise<AuthUser | null> {
+  const { rows } = await tx.query<{ user: AuthUser; confirmed_at: string | null }>(
     `select json_build_object(
        'id', u.id, 'aud', u.aud, 'role', u.role, 'email', coalesce(u.email, ''), 'phone', '',
        'app_metadata', u.raw_app_meta_data, 'user_metadata', u.raw_user_meta_data,
@@ -43,14 +51,18 @@ async function loadUser(tx: Queryable, userId: string): Promise<AuthUser | null>
            'created_at', i.created_at, 'updated_at', i.updated_at) order by i.created_at)
          from auth.identities i where i.user_id = u.id), '[]'),
        'created_at', u.created_at, 'updated_at', u.updated_at, 'last_sign_in_at', u.last_sign_in_at,
-       'is_anonymous', u.is_anonymous) as "user"
+       'is_anonymous', u.is_anonymous) as "user",
+       to_jsonb(u) -> 'email_confirmed_at' as confirmed_at
      from auth.users u where u.id = $1`,
     [userId],
   );
-  return rows[0]?.user ?? null;
+  const row = rows[0];
+  if (!row) return null;
+  return row.confirmed_at ? { ...row.user, email_confirmed_at: row.confirmed_at, confirmed_at: row.confirmed_at } : row.user;
 }
 
-async function newSession(tx: Queryable, userId: string): Promise<{ sessionId: string; refreshToken: string }> {
+/** Opens a session for `userId` with its first refresh token. */
+export async function newSession(tx: Queryable, userId: string): Promise<{ sessionId: string; refreshToken: string }> {
   const sessionId = randomUUID();
   await tx.query('insert into auth.sessions (id, user_id) values ($1, $2)', [sessionId, userId]);
   return { sessionId, refreshToken: await newRefreshToken(tx, userId, sessionId) };

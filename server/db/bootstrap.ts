@@ -3,7 +3,7 @@ import type { Database } from './types.js';
 /**
  * What a hosted Supabase project has before any migration runs: the request roles with their
  * statement budgets (anon 3 s, authenticated 8 s), the auth
- * schema subset that Web3 sign-in uses, its helper functions, usage of `public` (no default grants),
+ * schema subset that Web3 and password sign-in use, its helper functions, usage of `public` (no default grants),
  * the `supabase_realtime` publication and the migrations bookkeeping table. Idempotent, and what
  * already exists is kept: on a hosted-like database the owner is not a superuser and may not touch
  * the roles' settings or the auth server's schema, which are there already
@@ -56,6 +56,13 @@ begin
       created_at timestamptz not null default now(),
       updated_at timestamptz not null default now()
     );
+  end if;
+  -- Email-and-password users (made through the admin API): their password hash and when their
+  -- address was confirmed, and one user per address. Added only where this server owns the table.
+  if (select c.relowner from pg_class c where c.oid = 'auth.users'::regclass) = current_user::regrole then
+    alter table auth.users add column if not exists encrypted_password text;
+    alter table auth.users add column if not exists email_confirmed_at timestamptz;
+    create unique index if not exists users_email_key on auth.users (email);
   end if;
   if to_regclass('auth.identities') is null then
     create table auth.identities (
