@@ -15,6 +15,7 @@ import { sendJson } from './http/respond.js';
 import { applySecurityHeaders, contentSecurityPolicy } from './http/security.js';
 import { attachRealtime } from './realtime/index.js';
 import { loadCatalogs } from './rest/catalog.js';
+import { watchSchema } from './rest/schema-watch.js';
 import { RestError } from './rest/errors.js';
 import { handleRest, type RestContext } from './rest/handler.js';
 import { createRefusalCache } from './rest/refusals.js';
@@ -119,7 +120,15 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     const revocations = await loadRevocations(db);
     const keys = refusingEnded(await loadKeys(options.dataDir), revocations);
     const serviceRoleKeyFile = await writeServiceRoleKey(options.dataDir, keys);
-    const rest: RestContext = { db, keys, catalogs: await loadCatalogs(db, options.restSchemas ?? ['public']), refusals: createRefusalCache() };
+    const restSchemas = options.restSchemas ?? ['public'];
+    const rest: RestContext = { db, keys, catalogs: await loadCatalogs(db, restSchemas), refusals: createRefusalCache() };
+    const stopSchemaWatch = await watchSchema(
+      db,
+      async () => {
+        rest.catalogs = await loadCatalogs(db, restSchemas);
+      },
+      (message) => console.error(message),
+    );
     const serveStatic = createStaticHandler(options.publicDir);
     const hosted = await hostedConfig(options.publicDir);
     const csp = contentSecurityPolicy(hosted?.supabaseUrl);
@@ -175,6 +184,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
         const closed = new Promise<void>((resolve) => server.close(() => resolve()));
         server.closeAllConnections();
         await realtime.close();
+        await stopSchemaWatch();
         await closed;
         await db.close();
       },
