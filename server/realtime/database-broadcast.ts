@@ -42,6 +42,8 @@ function describe(undelivered: Undelivered): string | null {
 export function createDatabaseBroadcaster(topics: Map<string, Set<Channel>>, log: (message: string) => void): (records: string[]) => void {
   const budget = new TokenBucket(MAX_DATABASE_BROADCASTS_PER_SECOND);
   return (records) => {
+    // One instant per drain: the budget does not refill while a drain is being delivered.
+    const now = performance.now();
     const perTopic = new Map<string, number>();
     const undelivered: Undelivered = { oversized: 0, perStatement: 0, perTopic: 0, perSecond: 0, longNames: 0 };
     for (const record of records) {
@@ -65,7 +67,7 @@ export function createDatabaseBroadcaster(topics: Map<string, Set<Channel>>, log
         undelivered.perTopic += 1;
         continue;
       }
-      if (!budget.take()) {
+      if (!budget.take(1, now)) {
         undelivered.perSecond += 1;
         continue;
       }

@@ -60,9 +60,10 @@ export const MAX_API_REQUESTS_PER_ADDRESS_PER_SECOND = 50;
 export const MAX_API_BODY_BYTES = MAX_FRAME_BYTES;
 
 /**
- * Messages one SQL statement's inserts into realtime.messages may hand to Realtime (for example
- * `select realtime.send(...) from generate_series(1, 5000)`); the rest stay stored (replayable)
- * but are not broadcast, and the server logs how many.
+ * Messages one INSERT statement into realtime.messages may hand to Realtime (for example
+ * `insert into realtime.messages ... select ... from generate_series(1, 5000)`; each
+ * realtime.send() call is a statement of its own); the rest stay stored (replayable) but are not
+ * broadcast, and the server logs how many.
  */
 export const MAX_DATABASE_BROADCASTS_PER_STATEMENT = 1000;
 /** Database messages one drain delivers per topic; the rest of that drain's messages of the topic are dropped and logged. */

@@ -186,4 +186,243 @@ test("a row trigger calling realtime.broadcast_changes() sends INSERT, UPDATE an
   await alice.client.removeChannel(reader.channel);
 });
 
+/** `n` of each heard payload with whether its meta marks it replayed. */
+const replayedNumbers = (listener: Listener) => listener.heard.map(({ payload, meta }) => [payload.n, meta?.replayed === true]);
+
+test('persisted sends (socket and httpSend) and realtime.send() messages are replayed on join with meta.replayed; other sends are not', async () => {
+  const topic = nextTopic();
+  await grant(alice, topic, 'broadcast', true);
+  await grant(bob, topic, 'broadcast');
+  const since = Date.now();
+  const sender = await listen(alice.client, topic, { private: true, broadcast: { ack: true } });
+  const unpersisting = await listen(bob.client, topic, { private: true, broadcast: { ack: true } });
+  assert.is(await sender.channel.send({ type: 'broadcast', event: 'kept', payload: { n: 1 }, persist: true }), 'ok');
+  assert.is(await sender.channel.send({ type: 'broadcast', event: 'fleeting', payload: { n: 2 } }), 'ok');
+  assert.equal(await sender.channel.httpSend('kept', { n: 3 }, { persist: true }), { success: true });
+  // Bob may broadcast but not store: delivered, not kept.
+  assert.is(await unpersisting.channel.send({ type: 'broadcast', event: 'kept', payload: { n: 4 }, persist: true }), 'ok');
+  assert.equal(await unpersisting.channel.httpSend('kept', { n: 5 }, { persist: true }), { success: true });
+  await sql(`select realtime.send('{"n": 6}', 'kept', $1)`, [topic]);
+  // Bob hears everything but his own socket send (no broadcast.self); REST sends reach every member.
+  await waitFor(() => unpersisting.heard.length === 5, { message: "the sends and the database's" });
+  assert.equal(replayedNumbers(unpersisting), [[1, false], [2, false], [3, false], [5, false], [6, false]]);
+  await alice.client.removeChannel(sender.channel);
+  await bob.client.removeChannel(unpersisting.channel);
+
+  const replay = await listen(bob.client, topic, { private: true, broadcast: { replay: { since, limit: 10 } } });
+  assert.is(replay.status, 'SUBSCRIBED');
+  await waitFor(() => replay.heard.length === 3, { message: 'the replayed messages' });
+  await settle();
+  const ids = replay.heard.map((heard) => heard.meta!.id);
+  assert.equal(replay.heard, [
+    { event: 'kept', payload: { n: 1 }, meta: { replayed: true, id: ids[0]! } },
+    { event: 'kept', payload: { n: 3 }, meta: { replayed: true, id: ids[1]! } },
+    { event: 'kept', payload: { n: 6, id: ids[2]! }, meta: { replayed: true, id: ids[2]! } },
+  ]);
+  // The control: without replay a join hears nothing of the past.
+  const plain = await listen(alice.client, topic, { private: true });
+  await settle();
+  assert.equal([plain.status, plain.heard], ['SUBSCRIBED', []]);
+  await bob.client.removeChannel(replay.channel);
+  await alice.client.removeChannel(plain.channel);
+});
+
+test('replay honours since and limit, oldest first, and never replays more than 25', async () => {
+  const topic = nextTopic();
+  await grant(alice, topic, 'broadcast');
+  let middle = 0;
+  for (let n = 1; n <= 30; n++) {
+    await sql(`select realtime.send(jsonb_build_object('n', $2::int), 'kept', $1)`, [topic, n]);
+    if (n === 27) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      middle = Date.now();
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  }
+  const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => [from + i, true]);
+  for (const [replay, expected] of [
+    [{ since: 0, limit: 100 }, range(6, 30)],
+    [{ since: 0 }, range(6, 30)],
+    [{ since: 0, limit: 2 }, range(29, 30)],
+    [{ since: 0, limit: 0 }, range(30, 30)],
+    [{ since: middle, limit: 10 }, range(28, 30)],
+    [{ since: Date.now() + 120_000, limit: 10 }, []],
+  ] as const) {
+    const listener = await listen(alice.client, topic, { private: true, broadcast: { replay } });
+    assert.is(listener.status, 'SUBSCRIBED');
+    await waitFor(() => listener.heard.length >= expected.length, { message: () => `the replay of ${JSON.stringify(replay)}` });
+    await settle();
+    assert.equal(replayedNumbers(listener), expected, JSON.stringify(replay));
+    await alice.client.removeChannel(listener.channel);
+  }
+});
+
+test('replay needs broadcast read; public channels and unreadable parameters are refused with hosted reasons', async () => {
+  const topic = nextTopic();
+  await grant(alice, topic, 'broadcast');
+  await grant(carol, topic, 'presence');
+  await sql(`select realtime.send('{"n": 1}', 'kept', $1)`, [topic]);
+  const refused = `Unauthorized: You do not have permissions to read from this Channel topic: ${topic}`;
+  const presenceOnly = await listen(carol.client, topic, { private: true, presence: { enabled: true }, broadcast: { replay: { since: 0 } } });
+  assert.equal([presenceOnly.status, presenceOnly.reason, presenceOnly.heard], ['CHANNEL_ERROR', refused, []]);
+  await carol.client.removeChannel(presenceOnly.channel);
+  const outsider = await listen(bob.client, topic, { private: true, broadcast: { replay: { since: 0 } } });
+  assert.equal([outsider.status, outsider.reason, outsider.heard], ['CHANNEL_ERROR', refused, []]);
+  await bob.client.removeChannel(outsider.channel);
+  const unreadable = await listen(alice.client, topic, { private: true, broadcast: { replay: { since: 'yesterday' } } });
+  assert.equal([unreadable.status, unreadable.reason], ['CHANNEL_ERROR', 'UnableToReplayMessages: Replay params are not valid']);
+  await alice.client.removeChannel(unreadable.channel);
+
+  const socket = await rawSocket(server);
+  socket.send(['1', '1', `realtime:${topic}`, 'phx_join', { config: { broadcast: { replay: { since: 0 } } } }]);
+  assert.equal(responseOf(await socket.take(replyTo('1'))), {
+    status: 'error',
+    response: { reason: 'UnableToReplayMessages: Replay is not allowed for public channels' },
+  });
+  socket.ws.close();
+  // The controls: presence-only joins without replay, the reader with it.
+  const presence = await listen(carol.client, topic, { private: true, presence: { enabled: true } });
+  assert.is(presence.status, 'SUBSCRIBED');
+  const reader = await listen(alice.client, topic, { private: true, broadcast: { replay: { since: 0 } } });
+  await waitFor(() => reader.heard.length === 1, { message: 'the replay' });
+  assert.equal(replayedNumbers(reader), [[1, true]]);
+  await carol.client.removeChannel(presence.channel);
+  await alice.client.removeChannel(reader.channel);
+});
+
+/** A user broadcast push (kind 3) whose metadata asks to persist it. */
+function persistedPush(joinRef: string, ref: string, topic: string, event: string, body: Buffer): Buffer {
+  const parts = [joinRef, ref, topic, event, '{"persist":true}'].map((text) => Buffer.from(text));
+  return Buffer.concat([Buffer.from([3, ...parts.map((part) => part.length), 0]), ...parts, body]);
+}
+
+/** Reads a binary user broadcast (kind 4): topic, event, metadata and the raw payload. */
+function readBinary(frame: Buffer): { topic: string; event: string; meta: unknown; payload: number[] } {
+  const [kind, topicLength, eventLength, metaLength] = frame;
+  assert.is(kind, 4);
+  let offset = 5;
+  const field = (length: number) => frame.toString('utf8', offset, (offset += length));
+  const topic = field(topicLength!);
+  const event = field(eventLength!);
+  const meta = JSON.parse(field(metaLength!)) as unknown;
+  return { topic, event, meta, payload: [...frame.subarray(offset)] };
+}
+
+test('a persisted binary push on vsn 2.0.0 is acknowledged with its id and replayed as bytes with its meta', async () => {
+  const topic = nextTopic();
+  await grant(alice, topic, 'broadcast', true);
+  const token = await accessToken(alice);
+  const sender = await rawSocket(server);
+  sender.send(['1', '1', `realtime:${topic}`, 'phx_join', { config: { private: true, broadcast: { ack: true } }, access_token: token }]);
+  assert.is(responseOf(await sender.take(replyTo('1'))).status, 'ok');
+  sender.send(persistedPush('1', '2', `realtime:${topic}`, 'bytes', Buffer.from([1, 2, 3])));
+  const ack = responseOf(await sender.take(replyTo('2')));
+  const id = ack.response.id as string;
+  assert.match(id, /^[0-9a-f-]{36}$/);
+  assert.equal(ack, { status: 'ok', response: { id } });
+  // The control: the same push without persist is acknowledged without an id.
+  sender.send(binaryPush('1', '3', `realtime:${topic}`, 'bytes', Buffer.from([4]), 0));
+  assert.equal(responseOf(await sender.take(replyTo('3'))), { status: 'ok', response: {} });
+  sender.ws.close();
+
+  const joiner = await rawSocket(server);
+  joiner.send(['1', '1', `realtime:${topic}`, 'phx_join', { config: { private: true, broadcast: { replay: { since: 0 } } }, access_token: token }]);
+  assert.is(responseOf(await joiner.take(replyTo('1'))).status, 'ok');
+  const frame = (await joiner.take((f) => Buffer.isBuffer(f))) as Buffer;
+  assert.equal(readBinary(frame), { topic: `realtime:${topic}`, event: 'bytes', meta: { replayed: true, id }, payload: [1, 2, 3] });
+  await settle();
+  assert.equal(joiner.frames.filter((f) => Buffer.isBuffer(f)), []);
+  joiner.ws.close();
+});
+
+test('persist over REST needs a private channel, as hosted validates it', async () => {
+  const topic = nextTopic();
+  const response = await fetch(`${server.url}/realtime/v1/api/broadcast/${encodeURIComponent(topic)}/events/kept?persist=true`, {
+    method: 'POST',
+    headers: { apikey: server.anonKey, 'Content-Type': 'application/json' },
+    body: '{}',
+  });
+  assert.equal([response.status, await response.json()], [422, { errors: { persist: ['can only be used on private channels'] } }]);
+  const control = await fetch(`${server.url}/realtime/v1/api/broadcast/${encodeURIComponent(topic)}/events/kept`, {
+    method: 'POST',
+    headers: { apikey: server.anonKey, 'Content-Type': 'application/json' },
+    body: '{}',
+  });
+  assert.is(control.status, 202);
+});
+
+test('a database message over 64 KiB is not delivered (and not replayed); one within the limit is', async () => {
+  const topic = nextTopic();
+  await grant(alice, topic, 'broadcast');
+  const reader = await listen(alice.client, topic, { private: true });
+  await sql(`select realtime.send(jsonb_build_object('n', 1, 'b', repeat('x', 70000)), 'big', $1)`, [topic]);
+  await sql(`select realtime.send(jsonb_build_object('n', 2, 'b', repeat('x', 1000)), 'big', $1)`, [topic]);
+  await waitFor(() => reader.heard.length === 1, { message: 'the message within the limit' });
+  await settle();
+  assert.equal(reader.heard.map(({ payload }) => payload.n), [2]);
+  await waitFor(() => server.output().includes('realtime: database broadcasts not delivered: 1 with a payload over 65536 bytes'), {
+    message: 'the log line',
+  });
+  await alice.client.removeChannel(reader.channel);
+  const replayer = await listen(alice.client, topic, { private: true, broadcast: { replay: { since: 0 } } });
+  await waitFor(() => replayer.heard.length === 1, { message: 'the replay' });
+  await settle();
+  assert.equal(replayedNumbers(replayer), [[2, true]]);
+  await alice.client.removeChannel(replayer.channel);
+});
+
+test('a flood of realtime.send() calls delivers at most 100 messages of one topic at once and 1000 a second; the rest stay stored', async () => {
+  await new Promise((resolve) => setTimeout(resolve, 1100));
+  const flooded = nextTopic();
+  const control = nextTopic();
+  await grant(alice, flooded, 'broadcast');
+  await grant(alice, control, 'broadcast');
+  const floodReader = await listen(alice.client, flooded, { private: true });
+  const controlReader = await listen(alice.client, control, { private: true });
+  await sql(`select realtime.send(jsonb_build_object('n', i), 'flood', $1) from generate_series(1, 150) i`, [flooded]);
+  await sql(`select realtime.send(jsonb_build_object('n', i), 'flood', $1) from generate_series(1, 100) i`, [control]);
+  await waitFor(() => controlReader.heard.length === 100, { message: 'the control statement' });
+  await settle();
+  const numbers = (listener: Listener) => listener.heard.map(({ payload }) => payload.n);
+  assert.equal(numbers(controlReader), Array.from({ length: 100 }, (_, i) => i + 1));
+  assert.equal(numbers(floodReader), Array.from({ length: 100 }, (_, i) => i + 1));
+  assert.ok(server.output().includes('realtime: database broadcasts not delivered: 50 past 100 of one topic at once'));
+  const [{ stored }] = (await sql('select count(*)::int as stored from realtime.messages where topic = $1', [flooded])).rows;
+  assert.is(stored, 150);
+
+  // 11 topics of 100 at once: the second's budget lets 1000 through.
+  await new Promise((resolve) => setTimeout(resolve, 1100));
+  const topics = Array.from({ length: 11 }, () => nextTopic());
+  for (const topic of topics) await grant(alice, topic, 'broadcast');
+  const first = await listen(alice.client, topics[0]!, { private: true });
+  const last = await listen(alice.client, topics[10]!, { private: true });
+  await sql(`select realtime.send(jsonb_build_object('n', i), 'wide', ($1::text[])[(i - 1) / 100 + 1]) from generate_series(1, 1100) i`, [topics]);
+  await waitFor(() => first.heard.length === 100, { message: 'the first topic' });
+  await waitFor(() => server.output().includes('realtime: database broadcasts not delivered: 100 past 1000 a second'), { message: 'the log line' });
+  await settle();
+  assert.equal([first.heard.length, last.heard.length], [100, 0]);
+  for (const listener of [floodReader, controlReader, first, last]) await alice.client.removeChannel(listener.channel);
+});
+
+test('one insert statement into realtime.messages hands at most 1000 messages to Realtime', async () => {
+  await new Promise((resolve) => setTimeout(resolve, 1100));
+  const topics = Array.from({ length: 11 }, () => nextTopic());
+  for (const topic of topics) await grant(alice, topic, 'broadcast');
+  const first = await listen(alice.client, topics[0]!, { private: true });
+  const last = await listen(alice.client, topics[10]!, { private: true });
+  await sql(
+    `insert into realtime.messages (topic, extension, event, payload, private)
+     select ($1::text[])[(i - 1) / 100 + 1], 'broadcast', 'wide', jsonb_build_object('n', i), true from generate_series(1, 1100) i`,
+    [topics],
+  );
+  await waitFor(() => first.heard.length === 100, { message: 'the first topic' });
+  await waitFor(() => server.output().includes('realtime: database broadcasts not delivered: 100 past 1000 of one statement'), { message: 'the log line' });
+  await settle();
+  assert.equal([first.heard.length, last.heard.length], [100, 0]);
+  // The control: the next statement is delivered.
+  await sql(`insert into realtime.messages (topic, extension, event, payload, private) values ($1, 'broadcast', 'wide', '{"n": 1}', true)`, [topics[10]]);
+  await waitFor(() => last.heard.length === 1, { message: 'the control' });
+  for (const listener of [first, last]) await alice.client.removeChannel(listener.channel);
+});
+
 test.run();
