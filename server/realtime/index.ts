@@ -63,8 +63,9 @@ function refuse(socket: Duplex, status: number, error: string): void {
 
 /**
  * Serves Supabase Realtime on `/realtime/v1/websocket` of `server`: Phoenix vsn 2.0.0 and
- * 1.0.0, heartbeat, postgres_changes under each subscriber's RLS, broadcast and token
- * updates. Installs the embedded change capture and resolves once it listens.
+ * 1.0.0, heartbeat, postgres_changes under each subscriber's RLS, broadcast (also from the
+ * database, stored and replayed) and token updates. Installs the embedded change capture and
+ * message capture, removes old stored messages every MESSAGE_PRUNE_MS, and resolves once it listens.
  */
 export async function attachRealtime(server: Server, deps: RealtimeDeps): Promise<RealtimeServer> {
   const { db, verifyToken, anonKey } = deps;
