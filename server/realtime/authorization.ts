@@ -4,6 +4,12 @@ import type { Claims, Database, Queryable } from '../db/index.js';
 /** The kinds of message a row of `realtime.messages` (its `extension` column) authorises. */
 export type Extension = 'broadcast' | 'presence';
 
+/**
+ * What a write check asks about: sending a broadcast or tracking presence, or `persistence`,
+ * storing a broadcast for replay (an insert of a `persistence` row of the topic, as hosted asks).
+ */
+export type WriteExtension = Extension | 'persistence';
+
 /** What the read policies on `realtime.messages` say about a caller and a topic. */
 export interface ReadVerdict {
   /** The caller may receive the topic's broadcasts. */
@@ -18,6 +24,8 @@ export interface ReadVerdict {
 export interface SendVerdict {
   /** The topics (of those asked about) the caller may write to. */
   writable: Set<string>;
+  /** The topics (of those asked about for persistence) whose broadcasts the caller may store for replay. */
+  persistable: Set<string>;
   /** The caller's wallet (public.wallet_address()); null without one. */
   wallet: string | null;
 }
@@ -67,7 +75,7 @@ export function authorizeRead(db: Database, claims: Claims, topic: string): Prom
   });
 }
 
-async function mayInsert(tx: Queryable, topic: string, extension: Extension): Promise<boolean> {
+async function mayInsert(tx: Queryable, topic: string, extension: WriteExtension): Promise<boolean> {
   await tx.query(`select set_config('realtime.topic', $1, true)`, [topic]);
   await tx.query('savepoint write_check');
   try {
@@ -83,24 +91,26 @@ async function mayInsert(tx: Queryable, topic: string, extension: Extension): Pr
 
 /**
  * Evaluates the INSERT policies of `realtime.messages` for a message of `extension` on `topic`
- * under the caller's role and claims, as hosted does on a private channel's first send or
- * track: the caller may write if the insert is not refused for lack of privilege. One
- * transaction, rolled back.
+ * under the caller's role and claims, as hosted does on a private channel's first send, track
+ * or persisted send: the caller may write if the insert is not refused for lack of privilege.
+ * One transaction, rolled back.
  */
-export function authorizeWrite(db: Database, claims: Claims, topic: string, extension: Extension): Promise<boolean> {
+export function authorizeWrite(db: Database, claims: Claims, topic: string, extension: WriteExtension): Promise<boolean> {
   return rolledBack(db, claims, (tx) => mayInsert(tx, topic, extension));
 }
 
 /**
- * The write verdict of a REST broadcast request: the caller's wallet and which of `topics`
- * (private broadcasts) the INSERT policies of `realtime.messages` let it write to. One
- * transaction for all topics, rolled back.
+ * The write verdict of a REST broadcast request: the caller's wallet, which of `topics`
+ * (private broadcasts) the INSERT policies of `realtime.messages` let it write to, and which of
+ * `persistTopics` (of those) it may store broadcasts of. One transaction for all topics, rolled back.
  */
-export function authorizeSends(db: Database, claims: Claims, topics: Iterable<string>): Promise<SendVerdict> {
+export function authorizeSends(db: Database, claims: Claims, topics: Iterable<string>, persistTopics: Iterable<string> = []): Promise<SendVerdict> {
   return rolledBack(db, claims, async (tx) => {
     const { rows } = await tx.query<{ wallet: string | null }>('select public.wallet_address() as wallet');
     const writable = new Set<string>();
     for (const topic of topics) if (await mayInsert(tx, topic, 'broadcast')) writable.add(topic);
-    return { writable, wallet: rows[0].wallet };
+    const persistable = new Set<string>();
+    for (const topic of persistTopics) if (writable.has(topic) && (await mayInsert(tx, topic, 'persistence'))) persistable.add(topic);
+    return { writable, persistable, wallet: rows[0].wallet };
   });
 }

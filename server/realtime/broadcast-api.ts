@@ -14,7 +14,7 @@ import {
   MAX_API_MESSAGES_PER_REQUEST,
   MAX_BROADCAST_BYTES,
   PAYLOAD_TOO_LARGE,
-  PERSIST_UNSUPPORTED,
+  PERSIST_PRIVATE_ONLY,
   PRIVATE_ONLY,
   REGION_PAYLOAD,
 } from './limits.js';
@@ -25,8 +25,8 @@ export interface BroadcastApiDeps {
   hub: Hub;
   anonKey: string;
   verifyToken(token: string): Promise<Claims>;
-  /** The caller's wallet and which private `topics` it may broadcast on. */
-  authorizeSends(claims: Claims, topics: Iterable<string>): Promise<SendVerdict>;
+  /** The caller's wallet, which private `topics` it may broadcast on and which of `persistTopics` it may store broadcasts of. */
+  authorizeSends(claims: Claims, topics: Iterable<string>, persistTopics: Iterable<string>): Promise<SendVerdict>;
   /** Takes one request from the network address's budget; false when it is spent. */
   takeAddressRequest(address: string): boolean;
 }
@@ -38,6 +38,8 @@ interface ApiMessage {
   payload: unknown;
   binary: boolean;
   private: boolean;
+  /** Store it for replay (the single endpoint's `persist`); the batch endpoint never stores. */
+  persist: boolean;
 }
 
 /** A refusal: the status and JSON body the request is answered with. */
@@ -132,7 +134,7 @@ function readMessage(raw: Record<string, unknown>): { errors: Record<string, str
   if (flag === true || flag === 'true') isPrivate = true;
   else if (flag !== undefined && flag !== null && flag !== false && flag !== 'false') errors.private = [INVALID];
   if (Object.keys(errors).length > 0) return { errors };
-  return { message: { topic, event, payload, binary: false, private: isPrivate } };
+  return { message: { topic, event, payload, binary: false, private: isPrivate, persist: false } };
 }
 
 /** The messages of a `POST /api/broadcast` body, validated as hosted's batch changeset; a 422 in its error shape otherwise. */
@@ -154,15 +156,31 @@ function decodeSegment(segment: string): string {
   }
 }
 
-/** The message of a `POST /api/broadcast/<topic>/events/<event>` request: the body is its payload, JSON or raw bytes. */
+/**
+ * Whether a single broadcast asks to be stored: `?persist=true`, or `?persist[ttl]=<seconds>`
+ * as supabase-js writes a persist with a ttl (kept as long as the server keeps any message).
+ */
+function persistRequested(url: URL): boolean {
+  return url.searchParams.get('persist') === 'true' || url.searchParams.has('persist[ttl]');
+}
+
+/**
+ * The message of a `POST /api/broadcast/<topic>/events/<event>` request: the body is its payload,
+ * JSON or raw bytes. Refused in hosted's changeset shape: a payload over the limit, `persist`
+ * without `private`.
+ */
 async function readSingle(req: IncomingMessage, url: URL, topic: string, event: string): Promise<ApiMessage> {
   const type = mediaType(req);
   const binary = type === 'application/octet-stream';
   const bytes = await body(req);
   const payload = binary ? bytes : parseJson(bytes);
-  if (payloadBytes({ payload, binary }) > MAX_BROADCAST_BYTES) throw new Refusal(422, { errors: { payload: [PAYLOAD_TOO_LARGE] } });
-  if (url.searchParams.has('persist') || url.searchParams.has('persist[ttl]')) throw message(422, PERSIST_UNSUPPORTED);
-  return { topic, event, payload, binary, private: url.searchParams.get('private') === 'true' };
+  const isPrivate = url.searchParams.get('private') === 'true';
+  const persist = persistRequested(url);
+  const errors: Record<string, string[]> = {};
+  if (payloadBytes({ payload, binary }) > MAX_BROADCAST_BYTES) errors.payload = [PAYLOAD_TOO_LARGE];
+  if (persist && !isPrivate) errors.persist = [PERSIST_PRIVATE_ONLY];
+  if (Object.keys(errors).length > 0) throw new Refusal(422, { errors });
+  return { topic, event, payload, binary, private: isPrivate, persist };
 }
 
 /**
@@ -170,30 +188,35 @@ async function readSingle(req: IncomingMessage, url: URL, topic: string, event: 
  * public members; private ones only on topics the write policies allow (the others are dropped
  * when `refuseUnwritable` is false, as hosted's batch does, or refused with 403, as its single
  * endpoint does). Region topics are private only and their payload `id` is the sender's wallet.
- * The messages are taken from the sender's budget together.
+ * The messages are taken from the sender's budget together. A delivered message asking for
+ * `persist` is then stored for replay when the `persistence` write policy allows it (otherwise
+ * it is only delivered, as on hosted); the answer waits for the store, so a join right after
+ * replays it.
  */
 async function deliver(messages: ApiMessage[], claims: Claims, address: string, deps: BroadcastApiDeps, refuseUnwritable: boolean): Promise<void> {
   if (messages.length > MAX_API_MESSAGES_PER_REQUEST) throw message(429, API_BATCH_TOO_LARGE);
   if (messages.some((m) => !m.private && m.topic.startsWith(REGION_PREFIX))) throw message(403, PRIVATE_ONLY);
   const privateTopics = new Set(messages.filter((m) => m.private).map((m) => m.topic));
+  const persistTopics = new Set(messages.filter((m) => m.persist).map((m) => m.topic));
   const verdict: SendVerdict =
     privateTopics.size > 0 || claims.role !== 'anon'
-      ? await deps.authorizeSends(claims, privateTopics)
-      : { writable: new Set(), wallet: null };
+      ? await deps.authorizeSends(claims, privateTopics, persistTopics)
+      : { writable: new Set(), persistable: new Set(), wallet: null };
   if (refuseUnwritable && [...privateTopics].some((topic) => !verdict.writable.has(topic))) throw UNAUTHORIZED_WRITE;
   const sender = verdict.wallet ?? (claims.sub ? `sub:${claims.sub}` : `address:${address}`);
-  const sent: { topic: string; item: Broadcast; private: boolean }[] = [];
+  const sent: { topic: string; item: Broadcast; private: boolean; persist: boolean }[] = [];
   for (const m of messages) {
     if (m.private && !verdict.writable.has(m.topic)) continue;
     const topic = `realtime:${m.topic}`;
     const item = stampedPayload(topic, verdict.wallet, { event: m.event, payload: m.payload, binary: m.binary });
     if (!item) throw message(422, REGION_PAYLOAD);
-    sent.push({ topic, item, private: m.private });
+    sent.push({ topic, item, private: m.private, persist: m.persist && verdict.persistable.has(m.topic) });
   }
   if (sent.length > 0 && !deps.hub.takeWalletMessage(sender, sent.length)) throw message(429, API_RATE_LIMITED);
   for (const { topic, item, private: isPrivate } of sent) {
     deliverBroadcast(deps.hub.topics.get(topic), topic, isPrivate, item, `${topic}\0${sender}\0${item.event}`, null);
   }
+  for (const { topic, item, persist } of sent) if (persist) await deps.hub.persist(topic.slice('realtime:'.length), item);
 }
 
 const SINGLE = /^\/api\/broadcast\/([^/]+)\/events\/([^/]+)$/;
@@ -201,8 +224,8 @@ const SINGLE = /^\/api\/broadcast\/([^/]+)\/events\/([^/]+)$/;
 /**
  * Serves the Realtime broadcast REST API under `/realtime/v1`: `POST /api/broadcast` with
  * `{messages: [{topic, event, payload, private}]}` and `POST /api/broadcast/<topic>/events/<event>`
- * (`?private=true`, a JSON or `application/octet-stream` body), both answering 202 once the
- * messages were handed to the joined members. Returns false for any other path or method,
+ * (`?private=true`, `?persist=true`, a JSON or `application/octet-stream` body), both answering
+ * 202 once the messages were handed to the joined members (and stored, when asked and allowed). Returns false for any other path or method,
  * which the caller answers with a 404.
  */
 export async function handleBroadcastApi(req: IncomingMessage, res: ServerResponse, path: string, deps: BroadcastApiDeps): Promise<boolean> {

@@ -108,10 +108,14 @@ create unlogged table realtime.changes (
 );
 `;
 
-/** One captured row change. `record` and `old` are JSON text, columns in table order. */
+/**
+ * One captured row change. `record` and `old` are JSON text, columns in table order. Kind
+ * `BROADCAST` is a message inserted into realtime.messages, its record written by the message
+ * capture (messages.ts).
+ */
 export interface Change {
   rel: number;
-  kind: 'INSERT' | 'UPDATE' | 'DELETE';
+  kind: 'INSERT' | 'UPDATE' | 'DELETE' | 'BROADCAST';
   record: string | null;
   old: string | null;
   /** commit_timestamp as hosted formats it: YYYY-MM-DDTHH:MI:SS.MSZ in UTC. */

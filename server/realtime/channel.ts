@@ -1,6 +1,6 @@
 import type { WebSocket } from 'ws';
 import type { Claims } from '../db/index.js';
-import type { Extension } from './authorization.js';
+import type { Extension, WriteExtension } from './authorization.js';
 import type { Access, TableInfo } from './catalog.js';
 import type { Filter } from './filter.js';
 import type { TokenBucket } from './limits.js';
@@ -53,8 +53,13 @@ export interface Channel {
   /** The wallet the read check found for the channel's claims (private channels only). */
   wallet: string | null;
   /** The last write verdict per extension and until when (performance.now()) it is reused. */
-  writes: Partial<Record<Extension, { allowed: boolean; until: number }>>;
+  writes: Partial<Record<WriteExtension, { allowed: boolean; until: number }>>;
   presence: PresenceSlot;
+  /**
+   * Ids of the stored messages replayed to the channel on join (at most MAX_REPLAY_MESSAGES):
+   * the same message delivered live afterwards is not sent twice.
+   */
+  replayed: ReadonlySet<string>;
 }
 
 /** A channel's presence: its key, whether it asked for presence state, its tracked meta and its event window. */

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { Claims } from '../db/index.js';
-import type { Extension, ReadVerdict } from './authorization.js';
+import type { ReadVerdict, WriteExtension } from './authorization.js';
 import type { Access, TableInfo } from './catalog.js';
 import type { Channel, Conn } from './channel.js';
-import { deliverBroadcast, deliverPresenceDiff } from './delivery.js';
+import { deliverBroadcast, deliverPresenceDiff, deliverReplay } from './delivery.js';
 import type { Dispatcher } from './dispatch.js';
 import { JoinError, readBindings } from './bindings.js';
 import type { TableLookup } from './bindings.js';
@@ -18,6 +18,9 @@ import {
   PRESENCE_WINDOW_MS,
   PRIVATE_ONLY,
   REGION_PAYLOAD,
+  REPLAY_FAILED,
+  REPLAY_INVALID,
+  REPLAY_PUBLIC,
   TRACK_TOO_LARGE,
   TOO_MANY_CHANNELS,
   TOO_MANY_JOINS,
@@ -28,7 +31,7 @@ import {
 } from './limits.js';
 import type { PresenceDiff, PresenceRegistry } from './presence.js';
 import { MalformedFrame, decodeBinary, decodeText, encodeText } from './protocol.js';
-import type { Broadcast, Message } from './protocol.js';
+import type { Broadcast, BroadcastPush, Message } from './protocol.js';
 
 /** What every connection shares: token checks, tables, access rules, the dispatcher and topic members. */
 export interface Hub {
@@ -45,7 +48,15 @@ export interface Hub {
   /** Read policies of realtime.messages for `topic` (without `realtime:`). */
   authorizeRead(claims: Claims, topic: string): Promise<ReadVerdict>;
   /** Write policies of realtime.messages for a message of `extension` on `topic`. */
-  authorizeWrite(claims: Claims, topic: string, extension: Extension): Promise<boolean>;
+  authorizeWrite(claims: Claims, topic: string, extension: WriteExtension): Promise<boolean>;
+  /** The stored messages of `topic` (without `realtime:`) a join replays: since `since` (ms epoch), at most `limit`, oldest first. */
+  replay(topic: string, since: number, limit: number): Promise<Broadcast[]>;
+  /**
+   * Stores a delivered broadcast on `topic` (without `realtime:`) for replay, once its sender's
+   * policies allowed it; resolves to its id, or null when the server's budget of stored messages
+   * is spent or the insert failed (logged).
+   */
+  persist(topic: string, item: Broadcast): Promise<string | null>;
   /**
    * Takes `count` messages (one unless given) from a sender's budget: a wallet's across its
    * sockets and REST requests, or another sender key of the REST API. False, taking none, when
@@ -97,6 +108,27 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 
 function asRecord(value: unknown): Record<string, unknown> {
   return isRecord(value) ? value : {};
+}
+
+/** Valid `since` values of a replay: the milliseconds hosted can read as a date (years 0 to 9999). */
+const MIN_REPLAY_SINCE = -62_167_219_200_000;
+const MAX_REPLAY_SINCE = 253_402_300_799_999;
+
+/**
+ * The replay a join asked for with `config.broadcast.replay`, read as hosted reads it: null for
+ * none (no `replay` key, or one that is not an object on a private channel), `{since, limit}`
+ * (`limit` 25 when absent), or the join's refusal: a public channel, or `since` / `limit` that
+ * are not integers.
+ */
+function replayRequest(broadcast: Record<string, unknown>, isPrivate: boolean): { since: number; limit: number } | string | null {
+  if (!('replay' in broadcast)) return null;
+  if (!isPrivate) return REPLAY_PUBLIC;
+  if (!isRecord(broadcast.replay)) return null;
+  const { since } = broadcast.replay;
+  const limit = broadcast.replay.limit ?? 25;
+  if (typeof since !== 'number' || !Number.isInteger(since) || since < MIN_REPLAY_SINCE || since > MAX_REPLAY_SINCE) return REPLAY_INVALID;
+  if (typeof limit !== 'number' || !Number.isInteger(limit)) return REPLAY_INVALID;
+  return { since, limit };
 }
 
 /** The presence key a join asked for: `config.presence.key` when a non-empty string or a number, else a new UUID (as hosted). */
@@ -197,10 +229,30 @@ export function serveConnection(conn: Conn, hub: Hub): void {
       wallet = verdict.wallet;
       reads = { broadcast: verdict.broadcast, presence: verdict.presence };
     }
+    const broadcast = asRecord(config.broadcast);
+    const replay = replayRequest(broadcast, isPrivate);
+    if (typeof replay === 'string') {
+      reply(conn, msg, 'error', { reason: replay });
+      return;
+    }
+    // As on hosted, replay needs broadcast read even where presence read let the channel join.
+    if (replay && !reads.broadcast) {
+      reply(conn, msg, 'error', { reason: readRefused(name) });
+      return;
+    }
+    let replayed: Broadcast[] = [];
+    if (replay) {
+      try {
+        replayed = await hub.replay(name, replay.since, replay.limit);
+      } catch (error) {
+        hub.log(`realtime: replay of ${name} failed: ${(error as Error).message}`);
+        reply(conn, msg, 'error', { reason: REPLAY_FAILED });
+        return;
+      }
+    }
     await hub.catalogueSettled();
     const { bindings, problems } = readBindings(msg.payload, hub.lookup);
     if (problems.length > 0) hub.refreshTablesSoon();
-    const broadcast = asRecord(config.broadcast);
     const channel: Channel = {
       conn,
       topic: msg.topic,
@@ -218,6 +270,7 @@ export function serveConnection(conn: Conn, hub: Hub): void {
       wallet,
       writes: {},
       presence: { key: presenceKey(config), enabled: presenceEnabled, meta: null, events: 0, windowEnds: 0 },
+      replayed: new Set(replayed.map((item) => item.meta!.id)),
     };
     for (const requested of bindings) {
       for (const table of requested.tables) {
@@ -235,6 +288,7 @@ export function serveConnection(conn: Conn, hub: Hub): void {
     if (presenceEnabled && reads.presence) {
       send(conn, { joinRef: channel.joinRef, ref: null, topic: channel.topic, event: 'presence_state', payload: hub.presence.state(channel) });
     }
+    deliverReplay(channel, replayed);
     if (bindings.length === 0) return;
     if (problems.length > 0) system(channel, 'postgres_changes', 'error', problems.join('; '));
     else system(channel, 'postgres_changes', 'ok', 'Subscribed to PostgreSQL');
@@ -277,7 +331,7 @@ export function serveConnection(conn: Conn, hub: Hub): void {
   }
 
   /** The channel's write verdict for `extension`, asked of the policies at most once per WRITE_CHECK_MS. */
-  async function mayWrite(channel: Channel, extension: Extension): Promise<boolean> {
+  async function mayWrite(channel: Channel, extension: WriteExtension): Promise<boolean> {
     const now = performance.now();
     const known = channel.writes[extension];
     if (known && known.until > now) return known.allowed;
@@ -291,7 +345,12 @@ export function serveConnection(conn: Conn, hub: Hub): void {
     return allowed;
   }
 
-  async function broadcast(channel: Channel, msg: Message, received: Broadcast, size: number): Promise<void> {
+  /**
+   * A broadcast push: delivered to the topic's members, then, when its metadata asked for
+   * `persist` on a private channel whose `persistence` write policy allows it, stored for
+   * replay (as hosted: broadcast first). With `ack` the reply names the stored message's id.
+   */
+  async function broadcast(channel: Channel, msg: Message, received: Broadcast, persist: boolean, size: number): Promise<void> {
     if (channel.wallet !== null && !hub.takeWalletMessage(channel.wallet)) {
       close(channel, TOO_MANY_MESSAGES);
       return;
@@ -310,7 +369,9 @@ export function serveConnection(conn: Conn, hub: Hub): void {
     }
     const key = `${channel.topic}\0${channel.wallet ?? `#${conn.id}`}\0${item.event}`;
     deliverBroadcast(hub.topics.get(channel.topic), channel.topic, channel.private, item, key, channel.broadcastSelf ? null : channel);
-    if (channel.broadcastAck) reply(conn, msg, 'ok', {});
+    let id: string | null = null;
+    if (persist && channel.private && (await mayWrite(channel, 'persistence'))) id = await hub.persist(subTopic(channel.topic), item);
+    if (channel.broadcastAck) reply(conn, msg, 'ok', id === null ? {} : { id });
   }
 
   /** Counts a presence event in the channel's window; false once the window's events are spent. */
@@ -378,7 +439,7 @@ export function serveConnection(conn: Conn, hub: Hub): void {
     return { event: payload.event, payload: payload.payload ?? {}, binary: false };
   }
 
-  async function handle(msg: Message, fromBinary: Broadcast | null, size: number, paid: boolean): Promise<void> {
+  async function handle(msg: Message, fromBinary: BroadcastPush | null, size: number, paid: boolean): Promise<void> {
     if (msg.topic === 'phoenix') {
       if (msg.event === 'heartbeat') reply(conn, msg, 'ok', {});
       else reply(conn, msg, 'error', { reason: `unknown event ${msg.event} on topic phoenix` });
@@ -403,7 +464,7 @@ export function serveConnection(conn: Conn, hub: Hub): void {
       case 'access_token':
         return updateToken(channel, msg);
       case 'broadcast':
-        return broadcast(channel, msg, fromBinary ?? textBroadcast(msg), size);
+        return fromBinary ? broadcast(channel, msg, fromBinary.payload, fromBinary.persist, size) : broadcast(channel, msg, textBroadcast(msg), false, size);
       case 'presence':
         return presence(channel, msg);
       default:
@@ -421,13 +482,12 @@ export function serveConnection(conn: Conn, hub: Hub): void {
       paid = true;
     }
     let msg: Message;
-    let fromBinary: Broadcast | null = null;
+    let fromBinary: BroadcastPush | null = null;
     try {
       if (isBinary) {
         if (conn.vsn !== '2.0.0') throw new MalformedFrame('binary frames need vsn 2.0.0');
-        const decoded = decodeBinary(data);
-        msg = decoded;
-        fromBinary = decoded.payload;
+        fromBinary = decodeBinary(data);
+        msg = fromBinary;
       } else {
         msg = decodeText(data.toString('utf8'), conn.vsn);
       }

@@ -10,12 +10,20 @@ function audience(members: Iterable<Channel> | undefined, isPrivate: boolean, ex
   return reached;
 }
 
+/** The `broadcast` message payload of a text frame: `{type, event, payload}`, and `meta` for a stored message. */
+function textPayload(item: Broadcast): Record<string, unknown> {
+  const payload: Record<string, unknown> = { type: 'broadcast', event: item.event, payload: item.payload };
+  if (item.meta) payload.meta = item.meta;
+  return payload;
+}
+
 /**
  * Hands a broadcast on `topic` (with `realtime:`) to every member of the topic's `members` of the
- * same privacy that may read broadcasts, except `skip` (a sender without `broadcast.self`): a
- * binary user broadcast (kind 4) to 2.0.0 sockets, a text `broadcast` message to 1.0.0 sockets
- * (which cannot take raw bytes), each encoded once. `key` names the sender's stream of this event:
- * a socket that is behind keeps only its newest message per key.
+ * same privacy that may read broadcasts, except `skip` (a sender without `broadcast.self`) and
+ * members that were just sent the same stored message as a replay: a binary user broadcast
+ * (kind 4) to 2.0.0 sockets, a text `broadcast` message to 1.0.0 sockets (which cannot take raw
+ * bytes), each encoded once. `key` names the sender's stream of this event: a socket that is
+ * behind keeps only its newest message per key.
  */
 export function deliverBroadcast(
   members: Iterable<Channel> | undefined,
@@ -27,15 +35,15 @@ export function deliverBroadcast(
 ): void {
   let binary: Buffer | null = null;
   let text: Buffer | null = null;
+  const id = item.meta?.id;
   for (const member of audience(members, isPrivate, 'broadcast')) {
-    if (member === skip) continue;
+    if (member === skip || (id !== undefined && member.replayed.has(id))) continue;
     const target = member.conn;
     if (target.vsn === '2.0.0') {
       binary ??= encodeBinaryBroadcast(topic, item);
       target.outbound.ephemeral(key, binary, true);
     } else if (!item.binary) {
-      const payload = { type: 'broadcast', event: item.event, payload: item.payload };
-      text ??= Buffer.from(encodeText('1.0.0', { joinRef: null, ref: null, topic, event: 'broadcast', payload }));
+      text ??= Buffer.from(encodeText('1.0.0', { joinRef: null, ref: null, topic, event: 'broadcast', payload: textPayload(item) }));
       target.outbound.ephemeral(key, text, false);
     }
   }
@@ -55,5 +63,23 @@ export function deliverPresenceDiff(members: Iterable<Channel> | undefined, topi
       encoded.set(vsn, frame);
     }
     member.conn.outbound.durable(frame, false);
+  }
+}
+
+/**
+ * Sends a just-joined channel its topic's stored messages (oldest first, each with `meta:
+ * {replayed: true, id}`), in order after its join reply, as hosted pushes them: JSON payloads
+ * as `broadcast` text messages with the channel's join_ref, bytes as binary user broadcasts
+ * (kind 4) to 2.0.0 sockets only (1.0.0 cannot carry them).
+ */
+export function deliverReplay(channel: Channel, items: Broadcast[]): void {
+  const conn = channel.conn;
+  for (const item of items) {
+    if (item.binary) {
+      if (conn.vsn === '2.0.0') conn.outbound.durable(encodeBinaryBroadcast(channel.topic, item), true);
+      continue;
+    }
+    const message = { joinRef: channel.joinRef, ref: null, topic: channel.topic, event: 'broadcast', payload: textPayload(item) };
+    conn.outbound.durable(Buffer.from(encodeText(conn.vsn, message)), false);
   }
 }

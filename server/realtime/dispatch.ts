@@ -5,6 +5,7 @@ import { visibilitySql } from './catalog.js';
 import type { Access, TableInfo } from './catalog.js';
 import type { Binding, Channel, Conn } from './channel.js';
 import { matchesFilter } from './filter.js';
+import { MESSAGE_KIND } from './messages.js';
 import { changeDataJson, parseChange } from './payload.js';
 import type { ParsedChange } from './payload.js';
 import { textFrame, writeFrames } from './wire.js';
@@ -59,8 +60,12 @@ function viewKey(access: Access): string {
   return `${access.mode}:${access.columns ? [...access.columns].sort().join(',') : '*'}`;
 }
 
-/** Creates the dispatcher; `onError` hears failed ticks, which are then retried on the next wake. */
-export function createDispatcher(db: Database, onError: (error: unknown) => void): Dispatcher {
+/**
+ * Creates the dispatcher; `onError` hears failed ticks, which are then retried on the next wake.
+ * `onMessages` is handed the records of the realtime.messages inserts of each drain, in commit
+ * order, after that drain's postgres_changes.
+ */
+export function createDispatcher(db: Database, onError: (error: unknown) => void, onMessages: (records: string[]) => void): Dispatcher {
   const byTable = new Map<number, Set<Binding>>();
   let running: Promise<void> | null = null;
   let again = false;
@@ -161,7 +166,12 @@ export function createDispatcher(db: Database, onError: (error: unknown) => void
       if (drained.changes.length === DRAIN_LIMIT) again = true;
       const parsed: ParsedChange[] = [];
       const positions: number[] = [];
+      const messages: string[] = [];
       drained.changes.forEach((change, position) => {
+        if (change.kind === MESSAGE_KIND) {
+          messages.push(change.record!);
+          return;
+        }
         const table = tableOf(change.rel);
         if (!table) return;
         parsed.push(parseChange(change, table));
@@ -169,6 +179,7 @@ export function createDispatcher(db: Database, onError: (error: unknown) => void
       });
       const readable = (check: number, ci: number) => !drained.failed.has(check) && drained.visible[check]!.has(positions[ci]!);
       if (parsed.length > 0) deliver(parsed, checkOf, readable);
+      if (messages.length > 0) onMessages(messages);
     } while (again);
   }
 

@@ -10,6 +10,7 @@ import type { Access, TableInfo } from './catalog.js';
 import type { Channel, Conn } from './channel.js';
 import { serveConnection } from './connection.js';
 import type { Hub } from './connection.js';
+import { createDatabaseBroadcaster } from './database-broadcast.js';
 import { createDispatcher } from './dispatch.js';
 import {
   CATALOGUE_REFRESH_MS,
@@ -17,9 +18,12 @@ import {
   MAX_FRAME_BYTES,
   MAX_JOINS_PER_SECOND,
   MAX_MESSAGES_PER_SECOND,
+  MAX_PERSISTS_PER_SECOND,
   MAX_WALLET_MESSAGES_PER_SECOND,
+  MESSAGE_PRUNE_MS,
   TokenBucket,
 } from './limits.js';
+import { installMessages, pruneMessages, readReplay, storeBroadcast } from './messages.js';
 import type { Vsn } from './protocol.js';
 import { PresenceRegistry } from './presence.js';
 import { Outbound } from './wire.js';
@@ -59,19 +63,34 @@ function refuse(socket: Duplex, status: number, error: string): void {
 
 /**
  * Serves Supabase Realtime on `/realtime/v1/websocket` of `server`: Phoenix vsn 2.0.0 and
- * 1.0.0, heartbeat, postgres_changes under each subscriber's RLS, broadcast and token
- * updates. Installs the embedded change capture and resolves once it listens.
+ * 1.0.0, heartbeat, postgres_changes under each subscriber's RLS, broadcast (also from the
+ * database, stored and replayed) and token updates. Installs the embedded change capture and
+ * message capture, removes old stored messages every MESSAGE_PRUNE_MS, and resolves once it listens.
  */
 export async function attachRealtime(server: Server, deps: RealtimeDeps): Promise<RealtimeServer> {
   const { db, verifyToken, anonKey } = deps;
   const log = (message: string) => console.error(message);
   await installCapture(db);
+  await installMessages(db);
   let tables = await loadTables(db);
   const accessCache = new Map<string, Promise<Access>>();
-  const dispatcher = createDispatcher(db, (error) => log(`realtime: change delivery failed: ${(error as Error).message}`));
+  const topics = new Map<string, Set<Channel>>();
+  const dispatcher = createDispatcher(
+    db,
+    (error) => log(`realtime: change delivery failed: ${(error as Error).message}`),
+    createDatabaseBroadcaster(topics, log),
+  );
   const stopListening = await db.listen(CHANGES_CHANNEL, () => dispatcher.wake());
   const stopWatching = await db.listen(SCHEMA_CHANNEL, () => void refreshTables());
-  const topics = new Map<string, Set<Channel>>();
+  const persistBudget = new TokenBucket(MAX_PERSISTS_PER_SECOND);
+  let pruning: Promise<void> = Promise.resolve();
+  const prune = () => {
+    pruning = pruneMessages(db)
+      .then(() => undefined)
+      .catch((error: unknown) => log(`realtime: removing old messages failed: ${(error as Error).message}`));
+  };
+  prune();
+  const pruner = setInterval(prune, MESSAGE_PRUNE_MS).unref();
   const walletBudgets = new Map<string, TokenBucket>();
   const addressBudgets = new Map<string, TokenBucket>();
   const sweep = setInterval(() => {
@@ -116,6 +135,19 @@ export async function attachRealtime(server: Server, deps: RealtimeDeps): Promis
     catalogueSettled: () => refreshing ?? Promise.resolve(),
     authorizeRead: (claims, topic) => authorizeRead(db, claims, topic),
     authorizeWrite: (claims, topic, extension) => authorizeWrite(db, claims, topic, extension),
+    replay: (topic, since, limit) => readReplay(db, topic, since, limit),
+    async persist(topic, item) {
+      if (!persistBudget.take()) {
+        log(`realtime: a broadcast on ${topic} was not stored: more than ${MAX_PERSISTS_PER_SECOND} a second`);
+        return null;
+      }
+      try {
+        return await storeBroadcast(db, topic, item);
+      } catch (error) {
+        log(`realtime: storing a broadcast on ${topic} failed: ${(error as Error).message}`);
+        return null;
+      }
+    },
     takeWalletMessage(wallet, count = 1) {
       let budget = walletBudgets.get(wallet);
       if (!budget) walletBudgets.set(wallet, (budget = new TokenBucket(MAX_WALLET_MESSAGES_PER_SECOND)));
@@ -189,7 +221,7 @@ export async function attachRealtime(server: Server, deps: RealtimeDeps): Promis
     hub,
     anonKey,
     verifyToken,
-    authorizeSends: (claims: Claims, topics: Iterable<string>) => authorizeSends(db, claims, topics),
+    authorizeSends: (claims: Claims, topics: Iterable<string>, persistTopics: Iterable<string>) => authorizeSends(db, claims, topics, persistTopics),
     takeAddressRequest(address: string) {
       let budget = addressBudgets.get(address);
       if (!budget) addressBudgets.set(address, (budget = new TokenBucket(MAX_API_REQUESTS_PER_ADDRESS_PER_SECOND)));
@@ -204,12 +236,14 @@ export async function attachRealtime(server: Server, deps: RealtimeDeps): Promis
     },
     async close() {
       clearInterval(sweep);
+      clearInterval(pruner);
       server.off('upgrade', onUpgrade);
       for (const ws of wss.clients) ws.terminate();
       await new Promise<void>((resolve) => wss.close(() => resolve()));
       await stopListening().catch((error: unknown) => log(`realtime: unlisten failed: ${(error as Error).message}`));
       await stopWatching().catch((error: unknown) => log(`realtime: unlisten failed: ${(error as Error).message}`));
       await dispatcher.idle();
+      await pruning;
     },
   };
 }

@@ -59,6 +59,30 @@ export const MAX_API_REQUESTS_PER_ADDRESS_PER_SECOND = 50;
 /** Largest REST broadcast request body, in bytes (the largest frame a socket may send). */
 export const MAX_API_BODY_BYTES = MAX_FRAME_BYTES;
 
+/**
+ * Messages one INSERT statement into realtime.messages may hand to Realtime (for example
+ * `insert into realtime.messages ... select ... from generate_series(1, 5000)`; each
+ * realtime.send() call is a statement of its own); the rest stay stored (replayable) but are not
+ * broadcast, and the server logs how many.
+ */
+export const MAX_DATABASE_BROADCASTS_PER_STATEMENT = 1000;
+/** Database messages one drain delivers per topic; the rest of that drain's messages of the topic are dropped and logged. */
+export const MAX_DATABASE_BROADCASTS_PER_TOPIC_PER_DRAIN = 100;
+/** Database messages delivered per second over all topics (hosted: the project's events per second); past it they are dropped and logged. */
+export const MAX_DATABASE_BROADCASTS_PER_SECOND = 1000;
+/** Most stored messages a join replays (hosted's hard limit, also its default). */
+export const MAX_REPLAY_MESSAGES = 25;
+/** How long realtime.messages rows are kept for replay (hosted: 72 hours, by daily partitions). */
+export const MESSAGE_RETENTION_HOURS = 72;
+/** Rows that cannot be replayed (public, presence, other extensions) are removed once this old. */
+export const UNREPLAYABLE_RETENTION_SECONDS = 60;
+/** Most rows realtime.messages keeps; the oldest beyond it are removed. */
+export const MAX_STORED_MESSAGES = 100_000;
+/** How often old realtime.messages rows are removed. */
+export const MESSAGE_PRUNE_MS = 60_000;
+/** Broadcasts stored for replay (`persist`) per second over the whole server; past it they are delivered but not stored. */
+export const MAX_PERSISTS_PER_SECOND = 200;
+
 /** Hosted's reply when a socket has joined {@link MAX_CHANNELS_PER_SOCKET} channels. */
 export const TOO_MANY_CHANNELS = 'ChannelRateLimitReached: Too many channels';
 /** Hosted's reply to a join past the joins-per-second quota. */
@@ -85,8 +109,14 @@ export const TOO_MANY_PRESENCE_METAS = 'Too many presences under this key on thi
 export const API_RATE_LIMITED = 'You have exceeded your rate limit';
 /** Hosted's REST reply to a batch larger than the budget allows; here past {@link MAX_API_MESSAGES_PER_REQUEST}. */
 export const API_BATCH_TOO_LARGE = 'Too many messages to broadcast, please reduce the batch size';
-/** The REST reply to a broadcast asking to be stored for replay, which this server does not keep. */
-export const PERSIST_UNSUPPORTED = 'Message persistence is not supported by this server';
+/** Hosted's changeset error for `persist` on a public REST broadcast. */
+export const PERSIST_PRIVATE_ONLY = 'can only be used on private channels';
+/** Hosted's join reply to `config.broadcast.replay` on a public channel. */
+export const REPLAY_PUBLIC = 'UnableToReplayMessages: Replay is not allowed for public channels';
+/** Hosted's join reply to replay parameters it cannot read (`since` not an integer of milliseconds, `limit` not an integer). */
+export const REPLAY_INVALID = 'UnableToReplayMessages: Replay params are not valid';
+/** Hosted's join reply when the stored messages could not be read. */
+export const REPLAY_FAILED = 'UnableToReplayMessages: Realtime was unable to replay messages';
 
 /** Close reason for a socket whose unread replies and changes passed {@link MAX_QUEUED_DURABLE_BYTES}. */
 export const UNREAD_OVERFLOW = 'Too many unread messages';

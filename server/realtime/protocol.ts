@@ -16,6 +16,23 @@ export interface Broadcast {
   /** JSON-encodable payload, or raw bytes from a binary push. */
   payload: unknown;
   binary: boolean;
+  /**
+   * Set on a message stored in realtime.messages: its id, and `replayed` when it is sent as a
+   * replay after a join. Receivers get it as the broadcast's `meta`.
+   */
+  meta?: BroadcastMeta;
+}
+
+/** The `meta` of a stored message, as hosted sends it. */
+export interface BroadcastMeta {
+  id: string;
+  replayed?: true;
+}
+
+/** A broadcast push and what its metadata asked for: `persist` stores it for replay. */
+export interface BroadcastPush extends Message {
+  payload: Broadcast;
+  persist: boolean;
 }
 
 const KIND_PUSH = 3;
@@ -56,12 +73,25 @@ export function decodeText(text: string, vsn: Vsn): Message {
   return checkedMessage(m.join_ref, m.ref, m.topic, m.event, m.payload);
 }
 
+/** Whether a push's metadata (JSON, `{"persist": true}` or `{"persist": {"ttl": n}}`) asks for the message to be stored. */
+function persistRequested(metadata: string): boolean {
+  if (metadata === '') return false;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(metadata);
+  } catch {
+    throw new MalformedFrame('broadcast metadata is not JSON');
+  }
+  const persist = typeof parsed === 'object' && parsed !== null ? (parsed as Record<string, unknown>).persist : undefined;
+  return persist === true || (typeof persist === 'object' && persist !== null);
+}
+
 /**
  * Reads a binary "user broadcast push" (kind 3): header lengths, join_ref, ref, topic, user
  * event, metadata, then the payload as JSON or raw bytes. Returns the message with a
- * {@link Broadcast} as payload.
+ * {@link Broadcast} as payload and whether its metadata asked to persist it.
  */
-export function decodeBinary(data: Buffer): Message & { payload: Broadcast } {
+export function decodeBinary(data: Buffer): BroadcastPush {
   if (data.length < 7 || data[0] !== KIND_PUSH) throw new MalformedFrame('binary frame must be a user broadcast push (kind 3)');
   const lengths = [data[1], data[2], data[3], data[4], data[5]];
   const encoding = data[6];
@@ -72,7 +102,7 @@ export function decodeBinary(data: Buffer): Message & { payload: Broadcast } {
     offset += length;
     return field;
   });
-  const [joinRef, ref, topic, event] = fields;
+  const [joinRef, ref, topic, event, metadata] = fields;
   const body = data.subarray(offset);
   let payload: unknown;
   if (encoding === JSON_ENCODING) {
@@ -87,7 +117,7 @@ export function decodeBinary(data: Buffer): Message & { payload: Broadcast } {
     throw new MalformedFrame('unknown payload encoding');
   }
   const message = checkedMessage(joinRef || null, ref || null, topic, 'broadcast', {});
-  return { ...message, payload: { event, payload, binary: encoding === BINARY_ENCODING } };
+  return { ...message, payload: { event: event!, payload, binary: encoding === BINARY_ENCODING }, persist: persistRequested(metadata!) };
 }
 
 /** Writes a text message for a client speaking `vsn`. */
@@ -97,18 +127,27 @@ export function encodeText(vsn: Vsn, message: Message): string {
   return JSON.stringify({ join_ref: joinRef, ref, topic, event, payload });
 }
 
-/** Writes a binary "user broadcast" (kind 4), the only binary frame a 2.0.0 client decodes. */
+/** Whether a broadcast on `topic` fits the binary frame's one-byte lengths of topic and event. */
+export function fitsBinaryBroadcast(topic: string, event: string): boolean {
+  return Buffer.byteLength(topic) <= 255 && Buffer.byteLength(event) <= 255;
+}
+
+/**
+ * Writes a binary "user broadcast" (kind 4), the only binary frame a 2.0.0 client decodes; a
+ * stored message's `meta` travels as its JSON metadata.
+ */
 export function encodeBinaryBroadcast(topic: string, broadcast: Broadcast): Buffer {
   const topicBytes = Buffer.from(topic);
   const eventBytes = Buffer.from(broadcast.event);
   if (topicBytes.length > 255 || eventBytes.length > 255) throw new MalformedFrame('topic or event longer than 255 bytes');
+  const metaBytes = broadcast.meta ? Buffer.from(JSON.stringify(broadcast.meta)) : Buffer.alloc(0);
   const body = broadcast.binary ? (broadcast.payload as Buffer) : Buffer.from(JSON.stringify(broadcast.payload ?? {}));
   const header = Buffer.from([
     KIND_BROADCAST,
     topicBytes.length,
     eventBytes.length,
-    0,
+    metaBytes.length,
     broadcast.binary ? BINARY_ENCODING : JSON_ENCODING,
   ]);
-  return Buffer.concat([header, topicBytes, eventBytes, body]);
+  return Buffer.concat([header, topicBytes, eventBytes, metaBytes, body]);
 }
