@@ -289,6 +289,9 @@ export function serveConnection(conn: Conn, hub: Hub): void {
       send(conn, { joinRef: channel.joinRef, ref: null, topic: channel.topic, event: 'presence_state', payload: hub.presence.state(channel) });
     }
     deliverReplay(channel, replayed);
+    // Changes and database broadcasts are captured before the reply, so the "replication" a
+    // client may wait for is in place at once.
+    if (broadcast.replication_ready === true || broadcast.replication_ready === 'true') system(channel, 'system', 'ok', 'Replication connection established');
     if (bindings.length === 0) return;
     if (problems.length > 0) system(channel, 'postgres_changes', 'error', problems.join('; '));
     else system(channel, 'postgres_changes', 'ok', 'Subscribed to PostgreSQL');

@@ -1,9 +1,9 @@
 -- Broadcast from the database (docs/protocols.md §3): realtime.send() stores a broadcast in
--- realtime.messages, and Realtime delivers every such row to the members of its topic (private
--- rows only to members the read policies allow); realtime.broadcast_changes() is the row-trigger
--- helper that sends a row change in hosted's shape. A hosted project already has both functions
--- (owned by Realtime, which this migration must not replace), so each is created only if missing,
--- with hosted's signature and behaviour.
+-- realtime.messages (realtime.send_binary() one of bytes), and Realtime delivers every such row to
+-- the members of its topic (private rows only to members the read policies allow);
+-- realtime.broadcast_changes() is the row-trigger helper that sends a row change in hosted's
+-- shape. A hosted project already has these functions (owned by Realtime, which this migration
+-- must not replace), so each is created only if missing, with hosted's signature and behaviour.
 
 do $$
 begin
@@ -28,6 +28,28 @@ begin
         perform set_config('realtime.topic', topic, true);
         insert into realtime.messages (id, payload, event, topic, private, extension)
         values (generated_id, final_payload, event, topic, private, 'broadcast');
+      exception
+        when others then
+          raise warning 'WarnSendingBroadcastMessage: %', sqlerrm;
+      end;
+    end
+    $fn$;
+  end if;
+
+  if to_regprocedure('realtime.send_binary(bytea, text, text, boolean)') is null then
+    -- The same for a binary payload, delivered as a binary broadcast.
+    create function realtime.send_binary(payload bytea, event text, topic text, private boolean default true)
+    returns void
+    language plpgsql
+    as $fn$
+    declare
+      generated_id uuid;
+    begin
+      begin
+        generated_id := gen_random_uuid();
+        perform set_config('realtime.topic', topic, true);
+        insert into realtime.messages (id, binary_payload, event, topic, private, extension)
+        values (generated_id, payload, event, topic, private, 'broadcast');
       exception
         when others then
           raise warning 'WarnSendingBroadcastMessage: %', sqlerrm;

@@ -139,6 +139,31 @@ test('realtime.send() reaches a private member the read policy allows, not one w
   await anonClient.removeChannel(publicMember.channel);
 });
 
+test('realtime.send_binary() delivers bytes as a binary broadcast; a channel asking for replication_ready is told it is established', async () => {
+  const topic = nextTopic();
+  await grant(alice, topic, 'broadcast');
+  const system: Record<string, unknown>[] = [];
+  const bytes: Uint8Array[] = [];
+  const channel = alice.client
+    .channel(topic, { config: { private: true, broadcast: { replication_ready: true } } })
+    .on('system', {}, (message: Record<string, unknown>) => system.push(message))
+    .on('broadcast', { event: 'bytes' }, (message) => bytes.push(new Uint8Array(message.payload as ArrayBuffer)));
+  await new Promise<void>((resolve) => channel.subscribe((status) => status === 'SUBSCRIBED' && resolve()));
+  await waitFor(() => system.length === 1, { message: 'the replication message' });
+  assert.equal(system[0], { extension: 'system', status: 'ok', message: 'Replication connection established', channel: topic });
+  await sql(`select realtime.send_binary('\\xdeadbeef00ff'::bytea, 'bytes', $1)`, [topic]);
+  await waitFor(() => bytes.length === 1, { message: 'the binary message' });
+  assert.equal([...bytes[0]!], [0xde, 0xad, 0xbe, 0xef, 0x00, 0xff]);
+  // The control: a channel that did not ask gets no replication message.
+  const quietSystem: unknown[] = [];
+  const quiet = alice.client.channel(nextTopic()).on('system', {}, (message: unknown) => quietSystem.push(message));
+  await new Promise<void>((resolve) => quiet.subscribe((status) => status === 'SUBSCRIBED' && resolve()));
+  await settle();
+  assert.equal(quietSystem, []);
+  await channel.unsubscribe();
+  await quiet.unsubscribe();
+});
+
 test('realtime.send() as a role the insert policies refuse is a warning and sends nothing', async () => {
   const topic = nextTopic();
   await grant(alice, topic, 'broadcast');
