@@ -106,9 +106,11 @@ time.sleep(3600)
     await enterAtSpawn(player, nameOf(player));
     const written = await writeBlocks(player, 9, 8);
     const postmaster = (await postmasterPid(dataDir))!;
-    process.kill(-postmaster, 'SIGKILL');
+    // The server first: were the postmaster killed first, the server could still reap it. Once
+    // the server is gone the postmaster belongs to the parent that never reaps.
     process.kill(serverPid, 'SIGKILL');
     assert.ok(await waitGone(serverPid, 5000));
+    process.kill(-postmaster, 'SIGKILL');
     assert.ok(await waitGone(postmaster, 5000));
     // Both pids still exist, as zombies: only their parent could reap them.
     assert.ok(existsSync(`/proc/${serverPid}`), 'the server is a zombie');
