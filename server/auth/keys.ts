@@ -45,21 +45,39 @@ async function loadSecret(dataDir: string): Promise<Uint8Array> {
   return new Uint8Array(secret);
 }
 
+/**
+ * Tokens verified lately, with their claims: a player sends the same token with every request
+ * for its hour, and checking its signature again each time is a large share of a busy server's
+ * work. Keyed by the whole token, signature included, so only a token that verified can hit.
+ */
+const MAX_VERIFIED_TOKENS = 4096;
+
 /** Loads the signing secret from `dataDir` (made once, on first start) and builds the keys. */
 export async function loadKeys(dataDir: string): Promise<TokenKeys> {
   const secret = await loadSecret(dataDir);
   const sign = (claims: Claims) => new SignJWT(claims).setProtectedHeader({ alg: 'HS256', typ: 'JWT' }).sign(secret);
+  const verified = new Map<string, Readonly<Claims>>();
   return {
     anonKey: await sign(ANON_CLAIMS),
     serviceRoleKey: await sign(SERVICE_ROLE_CLAIMS),
     sign,
     async verify(token) {
+      const known = verified.get(token);
+      if (known) {
+        if (known.exp * 1000 > Date.now()) return known;
+        verified.delete(token);
+        throw new TokenError('expired', 'JWT expired');
+      }
       try {
         const { payload } = await jwtVerify(token, secret, { algorithms: ['HS256'] });
         if (typeof payload.role !== 'string' || typeof payload.exp !== 'number') {
           throw new TokenError('invalid', 'JWT lacks role or exp');
         }
-        return payload as Claims;
+        const claims = Object.freeze(payload) as Claims;
+        // The oldest entry makes room: the map never holds more than MAX_VERIFIED_TOKENS.
+        if (verified.size >= MAX_VERIFIED_TOKENS) verified.delete(verified.keys().next().value!);
+        verified.set(token, claims);
+        return claims;
       } catch (error) {
         if (error instanceof TokenError) throw error;
         if (error instanceof errors.JWTExpired) throw new TokenError('expired', 'JWT expired');
