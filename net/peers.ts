@@ -2,7 +2,7 @@
  * The other players a client believes in: wallets with a fresh presence row, each with its last
  * known position. A live pose is admitted only from such a wallet and only within the movement
  * budget from that position, the budget the server applies to presence rows
- * (game_private.movement_budget, supabase/migrations/20250301000100_lock_order.sql). Hosted
+ * (game_private.movement_budget, supabase/migrations/20250201000300_earned_state.sql). Hosted
  * Supabase does not stamp broadcasts with their sender, so this is what stops a pose carrying
  * an invented or another wallet's id from walking a figure anywhere it could not walk.
  */

@@ -52,6 +52,16 @@ begin
   return new;
 end $$;
 
+-- What is left of the movement budget after moving from `previous` to (x, y): the slack carried
+-- over plus 225 px for every second since, minus the distance. Negative means too far, too fast.
+-- One function, shared by presence writes and hits (20250201000400_position_bound.sql).
+create or replace function game_private.movement_budget(previous game_private.last_positions, x double precision, y double precision)
+returns double precision
+language sql stable set search_path = '' as $$
+  select previous.slack + 225 * greatest(extract(epoch from now() - previous.at), 0)
+    - sqrt(power(x - previous.x, 2) + power(y - previous.y, 2))
+$$;
+
 -- The movement rule of 20250101000100_authority.sql, with respawning decided by the server's
 -- health: a teleport into spawn is a respawn only when stamp_presence just brought a defeated
 -- player back (or the row is a rejoin, inserted after leaving).
@@ -60,7 +70,6 @@ language plpgsql security definer set search_path = '' as $$
 declare
   previous game_private.last_positions;
   budget double precision := 96;
-  distance double precision;
 begin
   if game_private.is_player() then
     select * into previous from game_private.last_positions where player_id = new.player_id;
@@ -69,11 +78,12 @@ begin
         raise exception 'a new player enters the world at spawn' using errcode = '23514';
       end if;
     else
-      distance := sqrt(power(new.x - previous.x, 2) + power(new.y - previous.y, 2));
-      budget := previous.slack + 225 * greatest(extract(epoch from now() - previous.at), 0) - distance;
+      budget := game_private.movement_budget(previous, new.x, new.y);
       if budget < 0 then
         if not game_private.in_spawn(new.x, new.y) then
-          raise exception 'implausible movement: % px in % s', round(distance), round(extract(epoch from now() - previous.at)::numeric, 2)
+          raise exception 'implausible movement: % px in % s',
+            round(sqrt(power(new.x - previous.x, 2) + power(new.y - previous.y, 2))),
+            round(extract(epoch from now() - previous.at)::numeric, 2)
             using errcode = '23514', hint = 'Players move at most 3 px per 16 ms.';
         end if;
         if tg_op = 'UPDATE' and coalesce(current_setting('tessera.respawned', true), '') <> new.player_id then
@@ -91,15 +101,18 @@ begin
 end $$;
 
 -- Counts what a player earns: a placed block, a landed hit; and takes a counted hit's damage.
-create or replace function game_private.count_block() returns trigger
+-- Placed blocks are counted once per statement: one upsert per wallet in a batch.
+create or replace function game_private.count_blocks() returns trigger
 language plpgsql security definer set search_path = '' as $$
 begin
   if game_private.is_player() then
-    insert into game_private.earned as e (player_id, blocks_placed) values (new.player_id, 1)
-      on conflict (player_id) do update set blocks_placed = e.blocks_placed + 1;
+    insert into game_private.earned as e (player_id, blocks_placed)
+      select n.player_id, count(*)::int from new_rows n group by n.player_id order by n.player_id
+      on conflict (player_id) do update set blocks_placed = e.blocks_placed + excluded.blocks_placed;
   end if;
   return null;
 end $$;
+revoke all on function game_private.count_blocks() from public;
 
 create or replace function game_private.count_hit() returns trigger
 language plpgsql security definer set search_path = '' as $$
@@ -115,6 +128,6 @@ begin
 end $$;
 
 create trigger game_blocks_earned after insert on public.game_blocks
-  for each row execute function game_private.count_block();
+  referencing new table as new_rows for each statement execute function game_private.count_blocks();
 create trigger game_combat_logs_earned after insert on public.game_combat_logs
   for each row execute function game_private.count_hit();

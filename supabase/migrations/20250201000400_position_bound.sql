@@ -91,6 +91,13 @@ create trigger game_voice_messages_position before insert on public.game_voice_m
 
 -- ---------------------------------------------------------------------------------------------
 -- Combat on fresh positions.
+--
+-- One lock order for a player's server state, so concurrent writes queue instead of
+-- deadlocking (40P01). A presence write locks the player's game_players row, its
+-- game_private.earned row (stamp_presence), then its game_private.last_positions row
+-- (check_movement). A hit locks both players' earned rows first, in player_id order, then the
+-- attacker's last position: every path takes earned before last_positions, and earned rows in
+-- one order.
 alter table public.game_combat_logs add column attacker_x integer, add column attacker_y integer;
 
 create or replace function game_private.check_attack() returns trigger
@@ -117,12 +124,17 @@ begin
   -- Concurrent hits by one attacker on one victim queue here, so the cooldown holds for them too.
   perform pg_advisory_xact_lock(hashtext('tessera.attack'), hashtext(new.attacker_id || '>' || new.victim_id));
   attacker := game_private.fresh_presence(new.attacker_id, 'fight');
+  -- Both players' earned rows, in player_id order, before the attacker's last position.
+  insert into game_private.earned (player_id) values (new.attacker_id), (new.victim_id)
+    on conflict (player_id) do nothing;
+  perform 1 from game_private.earned where player_id in (new.attacker_id, new.victim_id)
+    order by player_id for update;
   -- The attacker's position must be reachable from its last accepted one; the hit spends it.
   select * into previous from game_private.last_positions where player_id = new.attacker_id for update;
-  distance := sqrt(power(new.attacker_x - previous.x, 2) + power(new.attacker_y - previous.y, 2));
-  budget := previous.slack + 225 * greatest(extract(epoch from now() - previous.at), 0) - distance;
+  budget := game_private.movement_budget(previous, new.attacker_x, new.attacker_y);
   if budget < 0 then
-    raise exception 'implausible attacker position: % px from the last one', round(distance)
+    raise exception 'implausible attacker position: % px from the last one',
+      round(sqrt(power(new.attacker_x - previous.x, 2) + power(new.attacker_y - previous.y, 2)))
       using errcode = '23514', hint = 'Players move at most 3 px per 16 ms.';
   end if;
   update game_private.last_positions
@@ -190,7 +202,8 @@ end $$;
 create trigger game_blocks_support before insert on public.game_blocks
   for each row execute function game_private.check_support();
 
--- After a removal, every neighbouring chain left without land goes too, in the same transaction.
+-- After a removal, every chain next to a removed block that is left without land goes too, in
+-- the same transaction: once per statement, over the neighbours of all removed blocks.
 create or replace function game_private.remove_orphans() returns trigger
 language plpgsql security definer set search_path = '' as $$
 declare
@@ -201,7 +214,9 @@ begin
   if game_private.removing_orphans() then return null; end if;
   perform set_config('tessera.removing_orphans', 'on', true);
   for neighbour in
-    select n.x, n.y from (values (old.x + 1, old.y), (old.x - 1, old.y), (old.x, old.y + 1), (old.x, old.y - 1)) as n(x, y)
+    select distinct n.x, n.y
+    from old_rows o
+    cross join lateral (values (o.x + 1, o.y), (o.x - 1, o.y), (o.x, o.y + 1), (o.x, o.y - 1)) as n(x, y)
   loop
     select count(*), coalesce(bool_or(not c.water), false) into chain_size, on_land
       from game_private.water_chain(neighbour.x, neighbour.y) c;
@@ -217,7 +232,7 @@ begin
 end $$;
 
 create trigger game_blocks_orphans after delete on public.game_blocks
-  for each row execute function game_private.remove_orphans();
+  referencing old table as old_rows for each statement execute function game_private.remove_orphans();
 
 revoke all on function game_private.fresh_presence(text, text), game_private.removing_orphans(),
   game_private.water_chain(integer, integer) from public;
