@@ -3,6 +3,7 @@ import type { Duplex } from 'node:stream';
 import { WebSocketServer } from 'ws';
 import type { Claims, Database } from '../db/index.js';
 import { authorizeRead, authorizeSends, authorizeWrite } from './authorization.js';
+import { createReloader } from '../db/reloader.js';
 import { handleBroadcastApi } from './broadcast-api.js';
 import { CHANGES_CHANNEL, SCHEMA_CHANNEL, captureTables, installCapture } from './capture.js';
 import { loadAccess, loadTables } from './catalog.js';
@@ -81,7 +82,7 @@ export async function attachRealtime(server: Server, deps: RealtimeDeps): Promis
     createDatabaseBroadcaster(topics, log),
   );
   const stopListening = await db.listen(CHANGES_CHANNEL, () => dispatcher.wake());
-  const stopWatching = await db.listen(SCHEMA_CHANNEL, () => void refreshTables());
+  const stopWatching = await db.listen(SCHEMA_CHANNEL, () => void catalogue.run());
   const persistBudget = new TokenBucket(MAX_PERSISTS_PER_SECOND);
   let pruning: Promise<void> = Promise.resolve();
   const prune = () => {
@@ -97,30 +98,19 @@ export async function attachRealtime(server: Server, deps: RealtimeDeps): Promis
     for (const budgets of [walletBudgets, addressBudgets]) for (const [key, budget] of budgets) if (budget.full()) budgets.delete(key);
   }, WALLET_SWEEP_MS).unref();
   let lastRefresh = performance.now();
-  let refreshing: Promise<void> | null = null;
-  let refreshAgain = false;
-
   /** Re-reads the published tables; a call while one runs makes it read once more after. */
-  function refreshTables(): Promise<void> {
-    if (refreshing) {
-      refreshAgain = true;
-      return refreshing;
-    }
-    refreshing = (async () => {
-      do {
-        refreshAgain = false;
+  const catalogue = createReloader(
+    async () => {
+      try {
         await captureTables(db);
         tables = await loadTables(db);
         accessCache.clear();
-      } while (refreshAgain);
-    })()
-      .catch((error: unknown) => log(`realtime: catalogue refresh failed: ${(error as Error).message}`))
-      .finally(() => {
-        refreshing = null;
+      } finally {
         lastRefresh = performance.now();
-      });
-    return refreshing;
-  }
+      }
+    },
+    (error) => log(`realtime: catalogue refresh failed: ${(error as Error).message}`),
+  );
   let nextConnId = 1;
 
   const hub: Hub = {
@@ -130,9 +120,9 @@ export async function attachRealtime(server: Server, deps: RealtimeDeps): Promis
         [...tables.values()].filter((t) => t.schema === schema && (table === undefined || table === '*' || t.name === table)),
     },
     refreshTablesSoon() {
-      if (!refreshing && performance.now() - lastRefresh >= CATALOGUE_REFRESH_MS) void refreshTables();
+      if (!catalogue.running() && performance.now() - lastRefresh >= CATALOGUE_REFRESH_MS) void catalogue.run();
     },
-    catalogueSettled: () => refreshing ?? Promise.resolve(),
+    catalogueSettled: () => catalogue.running() ?? Promise.resolve(),
     authorizeRead: (claims, topic) => authorizeRead(db, claims, topic),
     authorizeWrite: (claims, topic, extension) => authorizeWrite(db, claims, topic, extension),
     replay: (topic, since, limit) => readReplay(db, topic, since, limit),
