@@ -22,6 +22,7 @@ import {
   MAX_PERSISTS_PER_SECOND,
   MAX_WALLET_MESSAGES_PER_SECOND,
   MESSAGE_PRUNE_MS,
+  KeyedBuckets,
   TokenBucket,
 } from './limits.js';
 import { installMessages, pruneMessages, readReplay, storeBroadcast } from './messages.js';
@@ -51,8 +52,8 @@ export interface RealtimeServer {
 }
 
 const PATH = '/realtime/v1/websocket';
-/** How often wallets' message budgets that are full again are forgotten. */
-const WALLET_SWEEP_MS = 10_000;
+/** How often the wallet and address budgets that are full again are forgotten. */
+const BUDGET_SWEEP_MS = 10_000;
 
 function refuse(socket: Duplex, status: number, error: string): void {
   const body = JSON.stringify({ error });
@@ -92,11 +93,12 @@ export async function attachRealtime(server: Server, deps: RealtimeDeps): Promis
   };
   prune();
   const pruner = setInterval(prune, MESSAGE_PRUNE_MS).unref();
-  const walletBudgets = new Map<string, TokenBucket>();
-  const addressBudgets = new Map<string, TokenBucket>();
+  const walletBudgets = new KeyedBuckets(MAX_WALLET_MESSAGES_PER_SECOND);
+  const addressBudgets = new KeyedBuckets(MAX_API_REQUESTS_PER_ADDRESS_PER_SECOND);
   const sweep = setInterval(() => {
-    for (const budgets of [walletBudgets, addressBudgets]) for (const [key, budget] of budgets) if (budget.full()) budgets.delete(key);
-  }, WALLET_SWEEP_MS).unref();
+    walletBudgets.forgetFull();
+    addressBudgets.forgetFull();
+  }, BUDGET_SWEEP_MS).unref();
   let lastRefresh = performance.now();
   /** Re-reads the published tables; a call while one runs makes it read once more after. */
   const catalogue = createReloader(
@@ -139,9 +141,7 @@ export async function attachRealtime(server: Server, deps: RealtimeDeps): Promis
       }
     },
     takeWalletMessage(wallet, count = 1) {
-      let budget = walletBudgets.get(wallet);
-      if (!budget) walletBudgets.set(wallet, (budget = new TokenBucket(MAX_WALLET_MESSAGES_PER_SECOND)));
-      return budget.take(count);
+      return walletBudgets.take(wallet, count);
     },
     access(role: string, table: TableInfo) {
       const key = `${role}\0${table.oid}`;
@@ -212,11 +212,7 @@ export async function attachRealtime(server: Server, deps: RealtimeDeps): Promis
     anonKey,
     verifyToken,
     authorizeSends: (claims: Claims, topics: Iterable<string>, persistTopics: Iterable<string>) => authorizeSends(db, claims, topics, persistTopics),
-    takeAddressRequest(address: string) {
-      let budget = addressBudgets.get(address);
-      if (!budget) addressBudgets.set(address, (budget = new TokenBucket(MAX_API_REQUESTS_PER_ADDRESS_PER_SECOND)));
-      return budget.take();
-    },
+    takeAddressRequest: (address: string) => addressBudgets.take(address),
   };
 
   return {

@@ -158,3 +158,26 @@ export class TokenBucket {
     return this.tokens + ((now - this.at) * this.perSecond) / 1000 >= this.perSecond;
   }
 }
+
+/**
+ * One {@link TokenBucket} per key (a wallet, a network address), made on first use. Buckets
+ * that are full again say nothing a new one would not, so {@link forgetFull} drops them: the map
+ * holds only keys that spent something in the last second.
+ */
+export class KeyedBuckets {
+  private readonly buckets = new Map<string, TokenBucket>();
+
+  constructor(private readonly perSecond: number) {}
+
+  /** Takes `count` tokens (one unless given) from `key`'s bucket; false, taking none, when fewer are left. */
+  take(key: string, count = 1): boolean {
+    let bucket = this.buckets.get(key);
+    if (!bucket) this.buckets.set(key, (bucket = new TokenBucket(this.perSecond)));
+    return bucket.take(count);
+  }
+
+  /** Forgets the buckets that are full again. */
+  forgetFull(): void {
+    for (const [key, bucket] of this.buckets) if (bucket.full()) this.buckets.delete(key);
+  }
+}
