@@ -127,7 +127,8 @@ function openPath(dir: string, stopAt: string): void {
   }
 }
 
-function freePort(): Promise<number> {
+/** A TCP port on 127.0.0.1 that is free right now. */
+export function freePort(): Promise<number> {
   return new Promise((resolvePort, reject) => {
     const probe = createServer();
     probe.once('error', reject);

@@ -8,7 +8,8 @@ import * as assert from 'uvu/assert';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { isWaterTile, WORLD_SEED } from '../../components/terrain.js';
 import { makeDataDir, removeDataDir, type TestServer } from '../support/server.js';
-import { CHROMIUM_ARGS, FAKE_MICROPHONE_ARGS, freePort, startE2EServer } from './setup.js';
+import { freePort } from '../../server/db/cluster.js';
+import { CHROMIUM_ARGS, FAKE_MICROPHONE_ARGS, startE2EServer } from './setup.js';
 import { enterWorld, type PlayerInWorld } from './enter-world.js';
 import { createTestWallet, installTestWallet } from './wallet.js';
 

@@ -3,9 +3,9 @@
  * acquires them in `before` and releases them in `after`; both close once nobody holds them.
  * Each test gets a fresh browser context. E2E_DIST names another build folder than `dist`.
  */
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { freePort } from '../../server/db/cluster.js';
 import { startServer, type TestServer } from '../support/server.js';
 
 /** Flags for headless Chromium on this machine: no sandbox as root, no network beyond loopback. */
@@ -24,18 +24,6 @@ let shared: Promise<E2E> | null = null;
 let server: Promise<TestServer> | null = null;
 let holders = 0;
 let closeTimer: ReturnType<typeof setTimeout> | undefined;
-
-/** A TCP port that is free right now. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const address = probe.address();
-      probe.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
-}
 
 /**
  * The built server of E2E_DIST (`dist` unless set) on a free port with a temporary DATA_DIR.
