@@ -28,13 +28,30 @@ export function createTestWallet(): TestWallet {
   return { address: getBase58Decoder().decode(raw), jwk: privateKey.export({ format: 'jwk' }) as JsonWebKey };
 }
 
+/**
+ * What both test wallets share, as page script inside their `(cfg) => { ... }`: signing with the
+ * wallet's ed25519 key, and the Sign-In-With-Solana message a wallet's `signIn` builds and signs.
+ */
+const SIGNING = String.raw`  const key = crypto.subtle.importKey('jwk', cfg.jwk, { name: 'Ed25519' }, false, ['sign']);
+  const sign = async (bytes) => new Uint8Array(await crypto.subtle.sign('Ed25519', await key, bytes));
+  const siwsMessage = (input) => {
+    const lines = [input.domain + ' wants you to sign in with your Solana account:', cfg.address];
+    if (input.statement) lines.push('', input.statement);
+    lines.push('');
+    if (input.uri) lines.push('URI: ' + input.uri);
+    if (input.version) lines.push('Version: ' + input.version);
+    if (input.chainId) lines.push('Chain ID: ' + input.chainId);
+    if (input.nonce) lines.push('Nonce: ' + input.nonce);
+    if (input.issuedAt) lines.push('Issued At: ' + input.issuedAt);
+    return new TextEncoder().encode(lines.join('\n'));
+  };
+`;
+
 /** The provider, as page script. Kept as plain JavaScript so that no build helper leaks in. */
 const PROVIDER_SCRIPT = String.raw`(cfg) => {
   const TRUST = '__testWallet_trusted';
   if (cfg.trusted && !localStorage.getItem(TRUST)) localStorage.setItem(TRUST, cfg.address);
-  const key = crypto.subtle.importKey('jwk', cfg.jwk, { name: 'Ed25519' }, false, ['sign']);
-  const sign = async (bytes) => new Uint8Array(await crypto.subtle.sign('Ed25519', await key, bytes));
-  const publicKey = { toBase58: () => cfg.address, toString: () => cfg.address };
+${SIGNING}  const publicKey = { toBase58: () => cfg.address, toString: () => cfg.address };
   const listeners = {};
   const calls = { connect: 0, silentConnect: 0, disconnect: 0, signMessage: 0, signIn: 0 };
   const emit = (event, arg) => (listeners[event] || []).slice().forEach((handler) => handler(arg));
@@ -70,15 +87,7 @@ const PROVIDER_SCRIPT = String.raw`(cfg) => {
       calls.signIn++;
       provider.publicKey = publicKey;
       provider.isConnected = true;
-      const lines = [input.domain + ' wants you to sign in with your Solana account:', cfg.address];
-      if (input.statement) lines.push('', input.statement);
-      lines.push('');
-      if (input.uri) lines.push('URI: ' + input.uri);
-      if (input.version) lines.push('Version: ' + input.version);
-      if (input.chainId) lines.push('Chain ID: ' + input.chainId);
-      if (input.nonce) lines.push('Nonce: ' + input.nonce);
-      if (input.issuedAt) lines.push('Issued At: ' + input.issuedAt);
-      const signedMessage = new TextEncoder().encode(lines.join('\n'));
+      const signedMessage = siwsMessage(input);
       return { account: { address: cfg.address, publicKey: publicKey }, signedMessage, signature: await sign(signedMessage) };
     },
     on(event, handler) { (listeners[event] = listeners[event] || []).push(handler); },
@@ -104,9 +113,7 @@ export async function installTestWallet(context: BrowserContext, wallet: TestWal
  * `solana:signMessage` and `solana:signIn`, as Solflare or Backpack do. Plain JavaScript.
  */
 const STANDARD_SCRIPT = String.raw`(cfg) => {
-  const key = crypto.subtle.importKey('jwk', cfg.jwk, { name: 'Ed25519' }, false, ['sign']);
-  const sign = async (bytes) => new Uint8Array(await crypto.subtle.sign('Ed25519', await key, bytes));
-  const account = { address: cfg.address, publicKey: new Uint8Array(32), chains: ['solana:mainnet'], features: ['solana:signIn', 'solana:signMessage'] };
+${SIGNING}  const account = { address: cfg.address, publicKey: new Uint8Array(32), chains: ['solana:mainnet'], features: ['solana:signIn', 'solana:signMessage'] };
   const calls = { connect: 0, silentConnect: 0, signMessage: 0, signIn: 0 };
   const TRUST = '__standardWallet_trusted_' + cfg.name;
   const wallet = {
@@ -132,15 +139,7 @@ const STANDARD_SCRIPT = String.raw`(cfg) => {
       'solana:signIn': { version: '1.0.0', async signIn(...inputs) {
         calls.signIn++;
         return Promise.all(inputs.map(async (input) => {
-          const lines = [input.domain + ' wants you to sign in with your Solana account:', cfg.address];
-          if (input.statement) lines.push('', input.statement);
-          lines.push('');
-          if (input.uri) lines.push('URI: ' + input.uri);
-          if (input.version) lines.push('Version: ' + input.version);
-          if (input.chainId) lines.push('Chain ID: ' + input.chainId);
-          if (input.nonce) lines.push('Nonce: ' + input.nonce);
-          if (input.issuedAt) lines.push('Issued At: ' + input.issuedAt);
-          const signedMessage = new TextEncoder().encode(lines.join('\n'));
+          const signedMessage = siwsMessage(input);
           wallet.accounts = [account];
           return { account, signedMessage, signature: await sign(signedMessage) };
         }));
