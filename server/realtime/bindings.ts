@@ -13,7 +13,14 @@ export interface RequestedBinding {
   tables: TableInfo[];
   filter: Filter | null;
   /** The columns asked for with `select` (the primary key always comes too), or null for all. */
-  select: ReadonlySet<string> | null;
+  select: Selection | null;
+}
+
+/** A binding's `select`: its columns, and a key equal for bindings that asked for the same ones. */
+export interface Selection {
+  columns: ReadonlySet<string>;
+  /** The column names sorted and joined: bindings with the same key share their frames. */
+  key: string;
 }
 
 /** Looks up published tables by schema and name. */
@@ -33,14 +40,14 @@ const SELECT_ON_WILDCARD = 'Column selection is not supported for wildcard subsc
  * Reads a binding's `select`: a list of column names of `table` (other items are ignored, as on
  * hosted), or null when absent or empty. Throws with hosted's message otherwise.
  */
-function readSelect(select: unknown, schema: string, table: unknown, tables: TableInfo[]): ReadonlySet<string> | null {
+function readSelect(select: unknown, schema: string, table: unknown, tables: TableInfo[]): Selection | null {
   if (select === undefined || select === null) return null;
   if (!Array.isArray(select)) throw new Error(SELECT_NOT_A_LIST);
   const names = select.filter((item): item is string => typeof item === 'string');
   if (names.length === 0) return null;
   if (schema === '*' || table === undefined || table === '*') throw new Error(SELECT_ON_WILDCARD);
   for (const name of names) if (!tables[0]!.types.has(name)) throw new Error(`invalid column for select ${name}`);
-  return new Set(names);
+  return { columns: new Set(names), key: [...new Set(names)].sort().join(',') };
 }
 
 /** A stable 27-bit id for a binding's parameters (FNV-1a over its canonical JSON). */

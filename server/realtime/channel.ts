@@ -1,6 +1,7 @@
 import type { WebSocket } from 'ws';
 import type { Claims } from '../db/index.js';
 import type { Extension, WriteExtension } from './authorization.js';
+import type { Selection } from './bindings.js';
 import type { Access, TableInfo } from './catalog.js';
 import type { Filter } from './filter.js';
 import type { TokenBucket } from './limits.js';
@@ -29,7 +30,7 @@ export interface Binding {
   table: TableInfo;
   filter: Filter | null;
   /** Columns asked for with `select` (the primary key always comes too), or null for all. */
-  select: ReadonlySet<string> | null;
+  select: Selection | null;
 }
 
 /** A joined topic on a connection. */

@@ -2,6 +2,7 @@ import type { Database } from '../db/index.js';
 import { DRAIN_LIMIT, drain } from './capture.js';
 import type { VisibilityCheck } from './capture.js';
 import { visibilitySql } from './catalog.js';
+import type { Selection } from './bindings.js';
 import type { Access, TableInfo } from './catalog.js';
 import type { Binding, Channel, Conn } from './channel.js';
 import { matchesFilter } from './filter.js';
@@ -49,10 +50,11 @@ function evalKey(channel: Channel, access: Access): string {
 }
 
 /** `access` narrowed to the columns a binding selected, with the primary key always kept (as on hosted). */
-function selected(access: Access, select: ReadonlySet<string> | null, table: TableInfo): Access {
+function selected(access: Access, select: Selection | null, table: TableInfo): Access {
   if (!select) return access;
+  const chosen = select.columns;
   const pk = new Set(table.pk.map((col) => col.name));
-  const columns = new Set(table.columns.map((col) => col.name).filter((name) => (select.has(name) || pk.has(name)) && (!access.columns || access.columns.has(name))));
+  const columns = new Set(table.columns.map((col) => col.name).filter((name) => (chosen.has(name) || pk.has(name)) && (!access.columns || access.columns.has(name))));
   return { ...access, columns };
 }
 
@@ -128,7 +130,7 @@ export function createDispatcher(db: Database, onError: (error: unknown) => void
         if (!receives(sub, parsed, ci, access, checkOf, readable)) continue;
         let bySelect = groups.get(sub.channel);
         if (!bySelect) groups.set(sub.channel, (bySelect = new Map()));
-        const selectKey = sub.select ? [...sub.select].sort().join(',') : '*';
+        const selectKey = sub.select?.key ?? '';
         const group = bySelect.get(selectKey);
         if (group) group.ids.push(sub.id);
         else bySelect.set(selectKey, { ids: [sub.id], access: selected(access, sub.select, parsed.table) });
