@@ -3,6 +3,7 @@ import type { Claims } from '../db/index.js';
 import { REQUEST_ROLES } from '../db/pool.js';
 import { BodyTooLargeError, readBodyBytes } from '../http/body.js';
 import { bearerToken, sendJson } from '../http/respond.js';
+import { isJsonObject } from '../http/json.js';
 import type { SendVerdict } from './authorization.js';
 import { REGION_PREFIX, stampedPayload } from './connection.js';
 import type { Hub } from './connection.js';
@@ -102,10 +103,6 @@ function parseJson(bytes: Buffer): unknown {
   }
 }
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 function blank(value: unknown): boolean {
   return value === undefined || value === null || (typeof value === 'string' && value.trim() === '');
 }
@@ -126,7 +123,7 @@ function readMessage(raw: Record<string, unknown>): { errors: Record<string, str
   const topic = text('topic');
   const event = text('event');
   const payload = raw.payload;
-  if (payload !== undefined && payload !== null && !isRecord(payload)) errors.payload = [INVALID];
+  if (payload !== undefined && payload !== null && !isJsonObject(payload)) errors.payload = [INVALID];
   else if (blank(payload)) errors.payload = [BLANK];
   else if (payloadBytes({ payload, binary: false }) > MAX_BROADCAST_BYTES) errors.payload = [PAYLOAD_TOO_LARGE];
   const flag = raw.private;
@@ -139,10 +136,10 @@ function readMessage(raw: Record<string, unknown>): { errors: Record<string, str
 
 /** The messages of a `POST /api/broadcast` body, validated as hosted's batch changeset; a 422 in its error shape otherwise. */
 function readBatch(parsed: unknown): ApiMessage[] {
-  const list = isRecord(parsed) ? parsed.messages : undefined;
+  const list = isJsonObject(parsed) ? parsed.messages : undefined;
   const refuse = (errors: unknown) => new Refusal(422, { errors: { messages: errors } });
   if (list === undefined || list === null || (Array.isArray(list) && list.length === 0)) throw refuse([BLANK]);
-  if (!Array.isArray(list) || !list.every(isRecord)) throw refuse([INVALID]);
+  if (!Array.isArray(list) || !list.every(isJsonObject)) throw refuse([INVALID]);
   const read = list.map(readMessage);
   if (read.some((entry) => 'errors' in entry)) throw refuse(read.map((entry) => ('errors' in entry ? entry.errors : {})));
   return read.map((entry) => (entry as { message: ApiMessage }).message);

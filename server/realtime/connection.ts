@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Claims } from '../db/index.js';
+import { isJsonObject } from '../http/json.js';
 import type { ReadVerdict, WriteExtension } from './authorization.js';
 import type { Access, TableInfo } from './catalog.js';
 import type { Channel, Conn } from './channel.js';
@@ -102,12 +103,9 @@ function tokenReason(error: unknown): string {
   return /expired/i.test(message) ? 'Token has expired' : `Invalid JWT: ${message}`;
 }
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 function asRecord(value: unknown): Record<string, unknown> {
-  return isRecord(value) ? value : {};
+  return isJsonObject(value) ? value : {};
 }
 
 /** Valid `since` values of a replay: the milliseconds hosted can read as a date (years 0 to 9999). */
@@ -123,7 +121,7 @@ const MAX_REPLAY_SINCE = 253_402_300_799_999;
 function replayRequest(broadcast: Record<string, unknown>, isPrivate: boolean): { since: number; limit: number } | string | null {
   if (!('replay' in broadcast)) return null;
   if (!isPrivate) return REPLAY_PUBLIC;
-  if (!isRecord(broadcast.replay)) return null;
+  if (!isJsonObject(broadcast.replay)) return null;
   const { since } = broadcast.replay;
   const limit = broadcast.replay.limit ?? 25;
   if (typeof since !== 'number' || !Number.isInteger(since) || since < MIN_REPLAY_SINCE || since > MAX_REPLAY_SINCE) return REPLAY_INVALID;
@@ -145,7 +143,7 @@ function presenceKey(config: Record<string, unknown>): string {
  */
 export function stampedPayload(topic: string, wallet: string | null, item: Broadcast): Broadcast | null {
   if (!subTopic(topic).startsWith(REGION_PREFIX)) return item;
-  if (item.binary || wallet === null || !isRecord(item.payload)) return null;
+  if (item.binary || wallet === null || !isJsonObject(item.payload)) return null;
   return { ...item, payload: { ...item.payload, id: wallet } };
 }
 
@@ -414,7 +412,7 @@ export function serveConnection(conn: Conn, hub: Hub): void {
     }
     if (conn.channels.get(channel.topic) !== channel) return;
     const tracked = payload.payload ?? {};
-    if (!isRecord(tracked)) {
+    if (!isJsonObject(tracked)) {
       reply(conn, msg, 'error', { reason: PRESENCE_NOT_A_MAP });
       return;
     }

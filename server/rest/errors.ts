@@ -1,3 +1,5 @@
+import { isJsonObject } from '../http/json.js';
+
 /** A PostgREST error: HTTP status plus the `{code, message, details, hint}` body. */
 export class RestError extends Error {
   constructor(
@@ -48,7 +50,7 @@ function statusOf(code: string, authenticated: boolean): number {
 function parseObject(text: string | undefined): Record<string, unknown> | null {
   try {
     const value: unknown = JSON.parse(text ?? '');
-    return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
+    return isJsonObject(value) ? value : null;
   } catch {
     return null;
   }

@@ -4,6 +4,7 @@ import { REQUEST_ROLES } from '../db/pool.js';
 import type { Claims, Database } from '../db/index.js';
 import { BodyTooLargeError, readBody } from '../http/body.js';
 import { bearerToken, sendJson } from '../http/respond.js';
+import { isJsonObject } from '../http/json.js';
 import { checkLogicTrees, checkQueryBounds } from './bounds.js';
 import { ident, tableOf, type Catalog } from './catalog.js';
 import { invalidPathError, RestError, toRestError } from './errors.js';
@@ -93,10 +94,6 @@ function tableNameOf(path: string): string {
   }
 }
 
-function isRow(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 function singleObject(row: ResultRow): string {
   if (row.page !== 1) {
     throw new RestError(406, 'PGRST116', 'Cannot coerce the result to a single JSON object', `The result contains ${row.page} rows`);
@@ -154,12 +151,12 @@ async function plan(req: IncomingMessage, ctx: SchemaContext, tableName: string,
     case 'POST': {
       const body = await readJsonBody(req);
       const rows = Array.isArray(body) ? body : [body];
-      if (!rows.every(isRow)) throw new RestError(400, 'PGRST102', 'All object keys must match');
+      if (!rows.every(isJsonObject)) throw new RestError(400, 'PGRST102', 'All object keys must match');
       return { query, prefer, statement: insertStatement(table, query, rows, prefer), read: false };
     }
     case 'PATCH': {
       const body = await readJsonBody(req);
-      if (!isRow(body)) throw new RestError(400, 'PGRST102', 'Empty or invalid json');
+      if (!isJsonObject(body)) throw new RestError(400, 'PGRST102', 'Empty or invalid json');
       return { query, prefer, statement: updateStatement(table, query, body, prefer), read: false };
     }
     case 'DELETE':

@@ -1,3 +1,4 @@
+import { isJsonObject } from '../http/json.js';
 import { ident, qualified, type Catalog, type FunctionInfo, type TableInfo } from './catalog.js';
 import { checkQueryBounds } from './bounds.js';
 import { RestError } from './errors.js';
@@ -75,7 +76,7 @@ export function planRpc(catalog: Catalog, name: string, params: URLSearchParams,
     for (const [key, value] of params) if (argNames.has(key) && key !== '') args[key] = value;
     keys = Object.keys(args);
   } else {
-    args = typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as Record<string, unknown>) : {};
+    args = isJsonObject(body) ? body : {};
     keys = prefer.singleObject || Array.isArray(body) ? [] : Object.keys(args);
   }
   let resolved: { fn: FunctionInfo; wholeBody: boolean };
