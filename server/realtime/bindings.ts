@@ -47,7 +47,8 @@ function readSelect(select: unknown, schema: string, table: unknown, tables: Tab
   if (names.length === 0) return null;
   if (schema === '*' || table === undefined || table === '*') throw new Error(SELECT_ON_WILDCARD);
   for (const name of names) if (!tables[0]!.types.has(name)) throw new Error(`invalid column for select ${name}`);
-  return { columns: new Set(names), key: [...new Set(names)].sort().join(',') };
+  const columns = new Set(names);
+  return { columns, key: [...columns].sort().join(',') };
 }
 
 /** A stable 27-bit id for a binding's parameters (FNV-1a over its canonical JSON). */
