@@ -275,7 +275,7 @@ async function fanout(server: Server, keys: TokenKeys, row: number): Promise<{ l
   await Promise.all(Array.from({ length: WRITERS }, write));
   const want = rows * SUBSCRIBERS;
   const total = () => subs.reduce((sum, s) => sum + s.count(), 0);
-  await waitFor(() => total() >= want, { timeout: 30_000, interval: 2, message: `${want} frames at ${SUBSCRIBERS} subscribers` });
+  await waitFor(() => total() >= want, { timeout: 30_000, interval: 2, message: () => `${want} frames at ${SUBSCRIBERS} subscribers, ${total()} got; ${server.output().slice(-2000)}` });
   const seconds = (performance.now() - start) / 1000;
   const cpu = (cpuSeconds(server.child.pid!)) - cpuBefore;
   const frame = subs[0]!.last();

@@ -24,12 +24,25 @@ export interface Dispatcher {
 }
 
 /**
- * The visibility checks of one tick: one per table and evaluation key, and for every binding
- * present when the tick began the check deciding its changes (-1 when its access needs none).
+ * How one binding receives in a tick, fixed when the tick begins: the check deciding its
+ * changes (-1 when its access needs none), the access it had then narrowed to its `select`, and
+ * the key of the frame it is sent when it is the only binding of its channel on the change.
  */
+interface BindingPlan {
+  check: number;
+  /** The channel's access to the table when the tick began, which decides the whole tick. */
+  granted: Access;
+  access: Access;
+  view: string;
+  soloKey: string;
+  /** Whether another binding of the same channel is on the same table. */
+  shared: boolean;
+}
+
+/** The visibility checks of one tick (one per table and evaluation key) and the plan of every binding present when it began. */
 interface Plan {
   checks: VisibilityCheck[];
-  checkOf: Map<Binding, number>;
+  of: Map<Binding, BindingPlan>;
 }
 
 function eventMatches(binding: Binding, kind: string): boolean {
@@ -74,41 +87,46 @@ export function createDispatcher(db: Database, onError: (error: unknown) => void
 
   function plan(): Plan {
     const checks: VisibilityCheck[] = [];
-    const checkOf = new Map<Binding, number>();
+    const of = new Map<Binding, BindingPlan>();
     const index = new Map<string, number>();
     for (const [oid, subs] of byTable) {
+      const onTable = new Map<Channel, number>();
+      for (const sub of subs) onTable.set(sub.channel, (onTable.get(sub.channel) ?? 0) + 1);
       for (const sub of subs) {
-        const access = sub.channel.access.get(oid);
-        if (!access || !needsCheck(access)) {
-          checkOf.set(sub, -1);
-          continue;
+        const granted = sub.channel.access.get(oid);
+        if (!granted) continue;
+        let check = -1;
+        if (needsCheck(granted)) {
+          const key = `${oid}\0${evalKey(sub.channel, granted)}`;
+          const known = index.get(key);
+          if (known === undefined) {
+            check = checks.length;
+            index.set(key, check);
+            checks.push({ rel: oid, role: sub.channel.claims.role, claims: sub.channel.claimsJson, sql: visibilitySql(sub.table) });
+          } else check = known;
         }
-        const key = `${oid}\0${evalKey(sub.channel, access)}`;
-        let n = index.get(key);
-        if (n === undefined) {
-          n = checks.length;
-          index.set(key, n);
-          checks.push({ rel: oid, role: sub.channel.claims.role, claims: sub.channel.claimsJson, sql: visibilitySql(sub.table) });
-        }
-        checkOf.set(sub, n);
+        const access = selected(granted, sub.select, sub.table);
+        const view = viewKey(access);
+        const soloKey = frameKey(sub.channel, [sub.id], view);
+        of.set(sub, { check, granted, access, view, soloKey, shared: onTable.get(sub.channel)! > 1 });
       }
     }
-    return { checks, checkOf };
+    return { checks, of };
   }
 
   /** Whether `sub` receives change `ci`: event, filter, access and the RLS verdict of its check. */
-  function receives(sub: Binding, parsed: ParsedChange, ci: number, access: Access | undefined, checkOf: Map<Binding, number>, readable: (check: number, ci: number) => boolean): access is Access {
+  function receives(sub: Binding, plan: BindingPlan | undefined, parsed: ParsedChange, ci: number, readable: (check: number, ci: number) => boolean): plan is BindingPlan {
+    // Bindings that joined while this tick's changes were being read wait for the next tick.
+    if (!plan) return false;
     const kind = parsed.change.kind;
-    if (!access || !eventMatches(sub, kind)) return false;
+    if (!eventMatches(sub, kind)) return false;
     if (sub.filter) {
       const row = kind === 'DELETE' ? parsed.old : parsed.record;
       if (!row || !matchesFilter(sub.filter, row)) return false;
     }
+    const access = plan.granted;
     if (access.mode === 'hidden' && kind !== 'DELETE') return false;
-    const check = checkOf.get(sub);
-    // Bindings that joined while this tick's changes were being read wait for the next tick.
-    if (check === undefined) return false;
-    if (kind !== 'DELETE' && needsCheck(access) && parsed.record && !readable(check, ci)) return false;
+    if (kind !== 'DELETE' && needsCheck(access) && parsed.record && !readable(plan.check, ci)) return false;
     // The channel may have left or rejoined while visibility was being evaluated.
     return sub.channel.conn.channels.get(sub.channel.topic) === sub.channel;
   }
@@ -116,42 +134,51 @@ export function createDispatcher(db: Database, onError: (error: unknown) => void
   /**
    * Encodes every change once per distinct (protocol, topic, binding ids, view), one buffer
    * shared by every socket it goes to, collects each socket's messages in commit order, then
-   * hands them to the socket's bounded outbound queue.
+   * hands them to the socket's bounded outbound queue. A binding alone on its channel and table
+   * (the usual case) uses the frame key fixed by its plan; bindings sharing a channel are grouped
+   * into one frame per column selection naming all of them.
    */
-  function deliver(changes: ParsedChange[], checkOf: Map<Binding, number>, readable: (check: number, ci: number) => boolean): void {
+  function deliver(changes: ParsedChange[], of: Map<Binding, BindingPlan>, readable: (check: number, ci: number) => boolean): void {
     const touched = new Set<Conn>();
+    const data = new Map<string, string>();
+    const frames = new Map<string, Buffer>();
+    const send = (channel: Channel, parsed: ParsedChange, key: string, view: string, access: Access, ids: number[]) => {
+      let frame = frames.get(key);
+      if (!frame) {
+        let json = data.get(view);
+        if (json === undefined) {
+          json = changeDataJson(parsed, access);
+          data.set(view, json);
+        }
+        frame = textFrame(frameText(channel, ids, json));
+        frames.set(key, frame);
+      }
+      channel.conn.out.push(frame);
+      touched.add(channel.conn);
+    };
     changes.forEach((parsed, ci) => {
       const subs = byTable.get(parsed.table.oid);
       if (!subs) return;
-      // One frame per channel and column selection, naming every binding it serves.
-      const groups = new Map<Channel, Map<string, { ids: number[]; access: Access }>>();
+      data.clear();
+      frames.clear();
+      let shared: Map<Channel, Map<string, { ids: number[]; plan: BindingPlan }>> | null = null;
       for (const sub of subs) {
-        const access = sub.channel.access.get(parsed.table.oid);
-        if (!receives(sub, parsed, ci, access, checkOf, readable)) continue;
-        let bySelect = groups.get(sub.channel);
-        if (!bySelect) groups.set(sub.channel, (bySelect = new Map()));
+        const plan = of.get(sub);
+        if (!receives(sub, plan, parsed, ci, readable)) continue;
+        if (!plan.shared) {
+          send(sub.channel, parsed, plan.soloKey, plan.view, plan.access, [sub.id]);
+          continue;
+        }
+        shared ??= new Map();
+        let bySelect = shared.get(sub.channel);
+        if (!bySelect) shared.set(sub.channel, (bySelect = new Map()));
         const selectKey = sub.select?.key ?? '';
         const group = bySelect.get(selectKey);
         if (group) group.ids.push(sub.id);
-        else bySelect.set(selectKey, { ids: [sub.id], access: selected(access, sub.select, parsed.table) });
+        else bySelect.set(selectKey, { ids: [sub.id], plan });
       }
-      const dataByView = new Map<string, string>();
-      const frames = new Map<string, Buffer>();
-      for (const [channel, bySelect] of groups) for (const { ids, access } of bySelect.values()) {
-        const view = viewKey(access);
-        const key = `${channel.conn.vsn}\0${channel.topic}\0${ids.join(',')}\0${view}`;
-        let frame = frames.get(key);
-        if (!frame) {
-          let data = dataByView.get(view);
-          if (data === undefined) {
-            data = changeDataJson(parsed, access);
-            dataByView.set(view, data);
-          }
-          frame = textFrame(frameText(channel, ids, data));
-          frames.set(key, frame);
-        }
-        channel.conn.out.push(frame);
-        touched.add(channel.conn);
+      if (shared) for (const [channel, bySelect] of shared) for (const { ids, plan } of bySelect.values()) {
+        send(channel, parsed, frameKey(channel, ids, plan.view), plan.view, plan.access, ids);
       }
     });
     for (const conn of touched) {
@@ -163,7 +190,7 @@ export function createDispatcher(db: Database, onError: (error: unknown) => void
   async function tick(): Promise<void> {
     do {
       again = false;
-      const { checks, checkOf } = plan();
+      const { checks, of } = plan();
       const drained = await drain(db, checks);
       if (drained.changes.length === DRAIN_LIMIT) again = true;
       const parsed: ParsedChange[] = [];
@@ -180,7 +207,7 @@ export function createDispatcher(db: Database, onError: (error: unknown) => void
         positions.push(position);
       });
       const readable = (check: number, ci: number) => !drained.failed.has(check) && drained.visible[check]!.has(positions[ci]!);
-      if (parsed.length > 0) deliver(parsed, checkOf, readable);
+      if (parsed.length > 0) deliver(parsed, of, readable);
       if (messages.length > 0) onMessages(messages);
     } while (again);
   }
@@ -221,6 +248,11 @@ export function createDispatcher(db: Database, onError: (error: unknown) => void
     },
     idle: () => running ?? Promise.resolve(),
   };
+}
+
+/** Channels receiving the same change with the same key are sent the same frame. */
+function frameKey(channel: Channel, ids: number[], view: string): string {
+  return `${channel.conn.vsn}\0${channel.topic}\0${ids.join(',')}\0${view}`;
 }
 
 function frameText(channel: Channel, ids: number[], data: string): string {

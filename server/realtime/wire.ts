@@ -21,44 +21,63 @@ interface Queued {
   binary: boolean;
 }
 
-/** Sockets corked during this turn of the event loop; all are uncorked together once it ends. */
-const corked = new Set<Duplex>();
+/** Outbound queues holding messages for the end of this turn of the event loop. */
+const due = new Set<Outbound>();
 
-function uncorkAll(): void {
-  for (const socket of corked) socket.uncork();
-  corked.clear();
+function writeAllDue(): void {
+  const now = [...due];
+  due.clear();
+  for (const outbound of now) outbound.writeDue();
+}
+
+/** Bytes of an unmasked, final, uncompressed WebSocket frame header for a payload of `length` (RFC 6455 §5.2). */
+function headerLength(length: number): number {
+  return length < 126 ? 2 : length < 65536 ? 4 : 10;
+}
+
+/** Writes, at `at` in `target`, the header of a final text or binary frame carrying `length` bytes; returns where the payload starts. */
+function writeHeader(target: Buffer, at: number, length: number, binary: boolean): number {
+  target[at] = binary ? 0x82 : 0x81;
+  if (length < 126) {
+    target[at + 1] = length;
+    return at + 2;
+  }
+  if (length < 65536) {
+    target[at + 1] = 126;
+    target.writeUInt16BE(length, at + 2);
+    return at + 4;
+  }
+  target[at + 1] = 127;
+  target.writeBigUInt64BE(BigInt(length), at + 2);
+  return at + 10;
 }
 
 /**
- * Holds `socket`'s writes until the current turn of the event loop is over (every I/O callback
- * of this poll phase), so the frames a socket is sent in one turn (a batch of changes, the poses
- * of many senders) leave in one system call instead of one each.
- */
-function corkForThisTurn(socket: Duplex): void {
-  if (corked.has(socket)) return;
-  if (corked.size === 0) setImmediate(uncorkAll);
-  corked.add(socket);
-  socket.cork();
-}
-
-/**
- * One socket's way out. Messages go to `ws`'s own send (which frames them; the same Buffer is
- * shared by every socket a message goes to) while the socket has taken less than
- * {@link OUTBOUND_HIGH_WATER_BYTES}; beyond that they wait here, bounded:
+ * One socket's way out. Messages are framed here and written beneath `ws`: every message a
+ * socket is handed in one turn of the event loop (a batch of changes, the poses of many senders)
+ * goes out as one buffer in one write once the turn is over, where `ws`'s own `send` makes a
+ * header and two stream writes per message and socket. A message's bytes are encoded once and
+ * shared by every socket it goes to. The WebSocket's own state decides what is written: nothing
+ * once it is no longer open, so no frame follows a close frame (the one close made here, on
+ * overflow, writes what is due first). `ws` itself then only answers pings and closes.
+ *
+ * Messages are handed on while the socket holds less than {@link OUTBOUND_HIGH_WATER_BYTES}
+ * (due here, in `ws` and in the kernel); beyond that they wait here, bounded:
  *
  * * ephemeral messages (broadcasts) are kept per key, the newest replacing the older one (latest
  *   pose per sender wins), and the oldest are dropped past {@link MAX_QUEUED_BROADCAST_BYTES};
  * * durable messages (replies, system messages, postgres_changes) keep their order; past
  *   {@link MAX_QUEUED_DURABLE_BYTES} the socket is closed with {@link UNREAD_OVERFLOW}, and the
  *   client resubscribes and resyncs as after a restart.
- *
- * Nothing is written once the WebSocket is no longer open, so no frame follows a close frame.
  */
 export class Outbound {
   private readonly durableQueue: Queued[] = [];
   private durableBytes = 0;
   private readonly ephemeralQueue = new Map<string, Queued>();
   private ephemeralBytes = 0;
+  /** Messages handed on in this turn, written together by {@link writeDue}. */
+  private dueMessages: Queued[] = [];
+  private dueBytes = 0;
   private closing = false;
 
   constructor(
@@ -112,12 +131,36 @@ export class Outbound {
   }
 
   private send(data: Buffer, binary: boolean): void {
-    corkForThisTurn(this.socket);
-    this.ws.send(data, { binary });
+    if (this.dueMessages.length === 0) {
+      if (due.size === 0) setImmediate(writeAllDue);
+      due.add(this);
+    }
+    this.dueMessages.push({ data, binary });
+    this.dueBytes += headerLength(data.length) + data.length;
+  }
+
+  /**
+   * Writes the messages handed on in this turn, framed, in one buffer (dropped if the WebSocket
+   * is no longer open), then hands on what waits in the queues if the socket took it all at
+   * once: no `drain` will come to do it.
+   */
+  writeDue(): void {
+    const messages = this.dueMessages;
+    const bytes = this.dueBytes;
+    this.dueMessages = [];
+    this.dueBytes = 0;
+    if (messages.length === 0 || this.ws.readyState !== this.ws.OPEN) return;
+    const out = Buffer.allocUnsafe(bytes);
+    let at = 0;
+    for (const { data, binary } of messages) {
+      at = writeHeader(out, at, data.length, binary);
+      at += data.copy(out, at);
+    }
+    if (this.socket.write(out)) this.flush();
   }
 
   private roomy(): boolean {
-    return this.ws.bufferedAmount < OUTBOUND_HIGH_WATER_BYTES;
+    return this.ws.bufferedAmount + this.dueBytes < OUTBOUND_HIGH_WATER_BYTES;
   }
 
   /** Hands queued messages to the socket while it has room: durable ones first, in order. */
@@ -146,6 +189,8 @@ export class Outbound {
     this.durableBytes = 0;
     this.ephemeralBytes = 0;
     this.onOverflow(queued);
+    this.writeDue();
+    due.delete(this);
     this.ws.close(CLOSE_UNREAD, UNREAD_OVERFLOW);
     // A peer that does not read will not answer the close frame either.
     setTimeout(() => this.ws.terminate(), CLOSE_GRACE_MS).unref();
