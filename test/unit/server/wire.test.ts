@@ -1,0 +1,82 @@
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
+import WebSocket, { WebSocketServer } from 'ws';
+import { Outbound } from '../../../server/realtime/wire.js';
+
+/** A server socket wrapped in an {@link Outbound}, and a `ws` client reading from it. */
+async function pair(): Promise<{ outbound: Outbound; server: WebSocket; client: WebSocket; received: Array<string | Buffer>; close(): Promise<void> }> {
+  const wss = new WebSocketServer({ port: 0, perMessageDeflate: false });
+  await new Promise((resolve) => wss.once('listening', resolve));
+  const accepted = new Promise<{ server: WebSocket; outbound: Outbound }>((resolve) =>
+    wss.once('connection', (ws, req) => resolve({ server: ws, outbound: new Outbound(ws, req.socket as Duplex, () => {}) })),
+  );
+  const client = new WebSocket(`ws://127.0.0.1:${(wss.address() as AddressInfo).port}`);
+  const received: Array<string | Buffer> = [];
+  client.on('message', (data: Buffer, isBinary) => received.push(isBinary ? data : data.toString()));
+  await new Promise((resolve) => client.once('open', resolve));
+  const { server, outbound } = await accepted;
+  return {
+    outbound,
+    server,
+    client,
+    received,
+    close: async () => {
+      client.terminate();
+      await new Promise((resolve) => wss.close(resolve));
+    },
+  };
+}
+
+async function until(done: () => boolean): Promise<void> {
+  for (let i = 0; i < 500 && !done(); i++) await new Promise((resolve) => setTimeout(resolve, 10));
+}
+
+test('frames of every length class arrive whole, in order, text and binary as sent', async () => {
+  const { outbound, received, close } = await pair();
+  try {
+    const texts = ['', 'x', 'a'.repeat(125), 'b'.repeat(126), 'c'.repeat(65_535), 'd'.repeat(65_536), 'e'.repeat(200_000)];
+    for (const text of texts) outbound.durable(Buffer.from(text), false);
+    outbound.durable(Buffer.from([1, 2, 3]), true);
+    await until(() => received.length === texts.length + 1);
+    assert.equal(received.slice(0, texts.length), texts);
+    assert.equal(received[texts.length], Buffer.from([1, 2, 3]));
+  } finally {
+    await close();
+  }
+});
+
+test('messages held back past the high-water mark in one turn all follow, in order, with nothing else to wake them', async () => {
+  const { outbound, received, close } = await pair();
+  try {
+    // 1,000 durable messages of 1 KiB handed on at once: 1 MiB, four times the high-water mark.
+    const sent = Array.from({ length: 1000 }, (_, i) => `${String(i).padStart(4, '0')}${'.'.repeat(1020)}`);
+    for (const text of sent) outbound.durable(Buffer.from(text), false);
+    assert.ok(outbound.queuedBytes > 0, 'some wait in the queue');
+    await until(() => received.length === sent.length);
+    assert.equal(received, sent);
+    assert.is(outbound.queuedBytes, 0);
+  } finally {
+    await close();
+  }
+});
+
+test('nothing is written once the WebSocket is closing: messages due in the turn of the close are dropped', async () => {
+  const { outbound, server, client, received, close } = await pair();
+  try {
+    outbound.durable(Buffer.from('before'), false);
+    await until(() => received.length === 1);
+    const closed = new Promise<number>((resolve) => client.once('close', resolve));
+    outbound.durable(Buffer.from('due in the closing turn'), false);
+    // The server side closes in the same turn the message was handed on.
+    server.close(1000, 'bye');
+    outbound.durable(Buffer.from('after the close'), false);
+    assert.is(await closed, 1000);
+    assert.equal(received, ['before']);
+  } finally {
+    await close();
+  }
+});
+
+test.run();
