@@ -24,10 +24,69 @@ interface Queued {
 /** Outbound queues holding messages for the end of this turn of the event loop. */
 const due = new Set<Outbound>();
 
+/**
+ * The messages one socket was due in a turn and their frames in one buffer: the next socket due
+ * the very same messages in the same order (every subscriber of a batch of changes) is written
+ * the same buffer instead of a copy of its own.
+ */
+interface Framed {
+  data: Buffer[];
+  binary: boolean[];
+  bytes: Buffer;
+}
+
 function writeAllDue(): void {
   const now = [...due];
   due.clear();
-  for (const outbound of now) outbound.writeDue();
+  let last: Framed | null = null;
+  for (const outbound of now) last = outbound.writeDue(last);
+}
+
+function sameMessages(framed: Framed, data: Buffer[], binary: boolean[]): boolean {
+  if (framed.data.length !== data.length) return false;
+  for (let i = 0; i < data.length; i++) if (framed.data[i] !== data[i] || framed.binary[i] !== binary[i]) return false;
+  return true;
+}
+
+/** `data` and `binary` as consecutive frames in one buffer of `bytes` bytes. */
+function frameAll(data: Buffer[], binary: boolean[], bytes: number): Buffer {
+  const out = Buffer.allocUnsafe(bytes);
+  let at = 0;
+  for (let i = 0; i < data.length; i++) {
+    at = writeHeader(out, at, data[i]!.length, binary[i]!);
+    at += data[i]!.copy(out, at);
+  }
+  return out;
+}
+
+/** A first-in first-out list whose `shift` takes constant time (an array's is linear in its length). */
+class Fifo<T> {
+  private items: T[] = [];
+  private head = 0;
+
+  get length(): number {
+    return this.items.length - this.head;
+  }
+
+  push(item: T): void {
+    this.items.push(item);
+  }
+
+  shift(): T | undefined {
+    if (this.head === this.items.length) return undefined;
+    const item = this.items[this.head++];
+    if (this.head === this.items.length) this.clear();
+    else if (this.head >= 1024 && this.head * 2 >= this.items.length) {
+      this.items = this.items.slice(this.head);
+      this.head = 0;
+    }
+    return item;
+  }
+
+  clear(): void {
+    this.items = [];
+    this.head = 0;
+  }
 }
 
 /** Bytes of an unmasked, final, uncompressed WebSocket frame header for a payload of `length` (RFC 6455 §5.2). */
@@ -57,7 +116,8 @@ function writeHeader(target: Buffer, at: number, length: number, binary: boolean
  * socket is handed in one turn of the event loop (a batch of changes, the poses of many senders)
  * goes out as one buffer in one write once the turn is over, where `ws`'s own `send` makes a
  * header and two stream writes per message and socket. A message's bytes are encoded once and
- * shared by every socket it goes to. The WebSocket's own state decides what is written: nothing
+ * shared by every socket it goes to, and so is the framed buffer of a turn among the sockets due
+ * the same messages (see {@link Framed}). The WebSocket's own state decides what is written: nothing
  * once it is no longer open, so no frame follows a close frame (the one close made here, on
  * overflow, writes what is due first). `ws` itself then only answers pings and closes.
  *
@@ -71,12 +131,13 @@ function writeHeader(target: Buffer, at: number, length: number, binary: boolean
  *   client resubscribes and resyncs as after a restart.
  */
 export class Outbound {
-  private readonly durableQueue: Queued[] = [];
+  private readonly durableQueue = new Fifo<Queued>();
   private durableBytes = 0;
   private readonly ephemeralQueue = new Map<string, Queued>();
   private ephemeralBytes = 0;
-  /** Messages handed on in this turn, written together by {@link writeDue}. */
-  private dueMessages: Queued[] = [];
+  /** Messages handed on in this turn (their bytes, and whether each is binary), written together by {@link writeDue}. */
+  private dueData: Buffer[] = [];
+  private dueBinary: boolean[] = [];
   private dueBytes = 0;
   private closing = false;
 
@@ -131,32 +192,32 @@ export class Outbound {
   }
 
   private send(data: Buffer, binary: boolean): void {
-    if (this.dueMessages.length === 0) {
+    if (this.dueData.length === 0) {
       if (due.size === 0) setImmediate(writeAllDue);
       due.add(this);
     }
-    this.dueMessages.push({ data, binary });
+    this.dueData.push(data);
+    this.dueBinary.push(binary);
     this.dueBytes += headerLength(data.length) + data.length;
   }
 
   /**
    * Writes the messages handed on in this turn, framed, in one buffer (dropped if the WebSocket
    * is no longer open), then hands on what waits in the queues if the socket took it all at
-   * once: no `drain` will come to do it.
+   * once: no `drain` will come to do it. `previous` is what the socket before in this turn was
+   * written, reused when its messages are the same; returns what this socket was written.
    */
-  writeDue(): void {
-    const messages = this.dueMessages;
+  writeDue(previous: Framed | null): Framed | null {
+    const data = this.dueData;
+    const binary = this.dueBinary;
     const bytes = this.dueBytes;
-    this.dueMessages = [];
+    this.dueData = [];
+    this.dueBinary = [];
     this.dueBytes = 0;
-    if (messages.length === 0 || this.ws.readyState !== this.ws.OPEN) return;
-    const out = Buffer.allocUnsafe(bytes);
-    let at = 0;
-    for (const { data, binary } of messages) {
-      at = writeHeader(out, at, data.length, binary);
-      at += data.copy(out, at);
-    }
-    if (this.socket.write(out)) this.flush();
+    if (data.length === 0 || this.ws.readyState !== this.ws.OPEN) return previous;
+    const framed = previous && sameMessages(previous, data, binary) ? previous : { data, binary, bytes: frameAll(data, binary, bytes) };
+    if (this.socket.write(framed.bytes)) this.flush();
+    return framed;
   }
 
   private roomy(): boolean {
@@ -184,12 +245,12 @@ export class Outbound {
   private overflow(): void {
     const queued = this.queuedBytes;
     this.closing = true;
-    this.durableQueue.length = 0;
+    this.durableQueue.clear();
     this.ephemeralQueue.clear();
     this.durableBytes = 0;
     this.ephemeralBytes = 0;
     this.onOverflow(queued);
-    this.writeDue();
+    this.writeDue(null);
     due.delete(this);
     this.ws.close(CLOSE_UNREAD, UNREAD_OVERFLOW);
     // A peer that does not read will not answer the close frame either.

@@ -47,6 +47,21 @@ test('frames of every length class arrive whole, in order, text and binary as se
   }
 });
 
+test('sockets due the same messages in a turn, and sockets due others, each get exactly their own', async () => {
+  const pairs = await Promise.all([pair(), pair(), pair(), pair()]);
+  try {
+    const [one, two, three] = ['one', 'two', 'three'].map((text) => Buffer.from(text));
+    const due = [[one, two, three], [one, two, three], [three, two, one], [one, two, three, Buffer.from([4])]];
+    // Sockets become due in this order: the second follows the same messages, the third the same ones reordered.
+    for (let i = 0; i < 4; i++) pairs.forEach(({ outbound }, p) => due[p]![i] && outbound.durable(due[p]![i]!, i === 3));
+    await until(() => pairs.every(({ received }, p) => received.length === due[p]!.length));
+    const sent = due.map((messages) => messages.map((message) => (message.length === 1 ? message : message.toString())));
+    assert.equal(pairs.map(({ received }) => received), sent);
+  } finally {
+    await Promise.all(pairs.map(({ close }) => close()));
+  }
+});
+
 test('messages held back past the high-water mark in one turn all follow, in order, with nothing else to wake them', async () => {
   const { outbound, received, close } = await pair();
   try {
