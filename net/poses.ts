@@ -15,7 +15,7 @@ import type { RealtimeChannel, SupabaseClient } from '@supabase/supabase-js';
 import type { NetEvent } from '../components/network.js';
 import { walkVelocity } from '../components/pose.js';
 import type { Peers } from './peers.js';
-import { regionOf, regionTopic, topicsAround } from './regions.js';
+import { interestCentre, regionOf, regionTopic, topicsAround, type Region } from './regions.js';
 
 /** Steps between two keyframes while walking: 62 steps of 16 ms, about once a second. */
 export const POSE_KEYFRAME_STEPS = 62;
@@ -205,8 +205,13 @@ export function createPoseChannels(db: SupabaseClient, options: PoseOptions): Po
     channels.set(topic, channel);
   }
 
+  let centre: Region | null = null;
+
   function follow(x: number, y: number) {
-    const wanted = new Set(topicsAround(x, y));
+    const next = interestCentre(centre, x, y);
+    if (next === centre) return;
+    centre = next;
+    const wanted = new Set(topicsAround(centre));
     for (const [topic, channel] of channels) {
       if (!wanted.has(topic)) {
         channels.delete(topic);

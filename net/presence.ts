@@ -11,7 +11,7 @@ import type { RealtimeChannel, SupabaseClient } from '@supabase/supabase-js';
 import type { NetEvent } from '../components/network.js';
 import { PRESENCE_HEARTBEAT_MS, PRESENCE_STALE_MS } from './constants.js';
 import { createPeers, type Peers } from './peers.js';
-import { regionKeysAround } from './regions.js';
+import { interestCentre, regionKeysAround, type Region } from './regions.js';
 import { localPlayerToRow, playerRowToEvent, type LocalPlayerState, type PlayerRow } from './rows.js';
 
 /** What presence needs from its surroundings. */
@@ -53,6 +53,8 @@ export function createPresence(db: SupabaseClient, options: PresenceOptions): Pr
   const peers = createPeers();
   /** The region keys followed, own region first; empty before the first `follow`. */
   let regions: string[] = [];
+  /** The region whose 3x3 surroundings are followed (see interestCentre), or null before the first follow. */
+  let centre: Region | null = null;
   let channel: RealtimeChannel | null = null;
   /** Each subscription gets its own topic: a channel still leaving must not be reused. */
   let generation = 0;
@@ -156,8 +158,10 @@ export function createPresence(db: SupabaseClient, options: PresenceOptions): Pr
       if (!beating && now() - lastBeat >= ms) void heartbeat();
     },
     follow(x, y) {
-      const keys = regionKeysAround(x, y);
-      if (keys[0] === regions[0]) return;
+      const next = interestCentre(centre, x, y);
+      if (next === centre) return;
+      centre = next;
+      const keys = regionKeysAround(centre);
       const first = regions.length === 0;
       regions = keys;
       subscribe(keys);

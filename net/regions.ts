@@ -1,7 +1,9 @@
 /**
  * Interest management for live positions: the world is cut into square regions, each with
- * its own broadcast channel. A client listens to the 3x3 regions around it, so it hears the
- * players near it and not the whole world.
+ * its own broadcast channel. A client listens to the 3x3 regions around its centre region, so
+ * it hears the players near it and not the whole world. The centre follows the player with some
+ * slack ({@link INTEREST_SLACK_PX}), so walking to and fro over a border does not leave and
+ * rejoin channels at every crossing.
  */
 import { TILE_SIZE_PX } from './constants.js';
 
@@ -9,6 +11,19 @@ import { TILE_SIZE_PX } from './constants.js';
  * block always covers everything on screen plus a margin. */
 export const REGION_TILES = 32;
 const REGION_PX = REGION_TILES * TILE_SIZE_PX;
+
+/**
+ * How far (px) a player may go past its centre region's edges before the centre moves to the
+ * region it is in. Anything on screen stays inside the 3x3 regions around the centre while
+ * this slack plus half the view (400 px) is under a region's side (1024 px).
+ */
+export const INTEREST_SLACK_PX = 256;
+
+/** Region coordinates, as {@link regionOf} gives them. */
+export interface Region {
+  rx: number;
+  ry: number;
+}
 
 /** Region coordinates of a pixel position. */
 export function regionOf(x: number, y: number): { rx: number; ry: number } {
@@ -20,9 +35,22 @@ export function regionTopic(rx: number, ry: number): string {
   return `region:${regionKey(rx, ry)}`;
 }
 
-/** The channel names of the 3x3 regions around a pixel position, the player's own first. */
-export function topicsAround(x: number, y: number): string[] {
-  const { rx, ry } = regionOf(x, y);
+/**
+ * The centre region of a player at (x, y) whose centre was `previous` (null at the start): the
+ * same while the player is within {@link INTEREST_SLACK_PX} of it, else the region it is in.
+ */
+export function interestCentre(previous: Region | null, x: number, y: number): Region {
+  if (previous) {
+    const left = previous.rx * REGION_PX - INTEREST_SLACK_PX;
+    const top = previous.ry * REGION_PX - INTEREST_SLACK_PX;
+    const side = REGION_PX + 2 * INTEREST_SLACK_PX;
+    if (x >= left && x < left + side && y >= top && y < top + side) return previous;
+  }
+  return regionOf(x, y);
+}
+
+/** The channel names of the 3x3 regions around `centre`, the centre's first. */
+export function topicsAround({ rx, ry }: Region): string[] {
   const topics = [regionTopic(rx, ry)];
   for (let dy = -1; dy <= 1; dy++) {
     for (let dx = -1; dx <= 1; dx++) {
@@ -37,14 +65,7 @@ export function regionKey(rx: number, ry: number): string {
   return `${rx}:${ry}`;
 }
 
-/** The presence-row names of the 3x3 regions around a pixel position, the player's own first. */
-export function regionKeysAround(x: number, y: number): string[] {
-  return topicsAround(x, y).map((topic) => topic.slice('region:'.length));
-}
-
-/** Whether pixel position (x, y) lies in the 3x3 regions around (cx, cy). */
-export function isNear(cx: number, cy: number, x: number, y: number): boolean {
-  const a = regionOf(cx, cy);
-  const b = regionOf(x, y);
-  return Math.abs(a.rx - b.rx) <= 1 && Math.abs(a.ry - b.ry) <= 1;
+/** The presence-row names of the 3x3 regions around `centre`, the centre's first. */
+export function regionKeysAround(centre: Region): string[] {
+  return topicsAround(centre).map((topic) => topic.slice('region:'.length));
 }

@@ -1,7 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { DEFAULT_APPEARANCE } from '../../../components/appearance-types.js';
-import { regionOf, topicsAround } from '../../../net/regions.js';
+import { interestCentre, regionOf, topicsAround, type Region } from '../../../net/regions.js';
 import { localPlayerToRow, playerRowToEvent, readAppearance } from '../../../net/rows.js';
 import { proximityVolume } from '../../../components/sounds.js';
 import { clipVolume } from '../../../net/voice.js';
@@ -11,10 +11,47 @@ test('regions are 1024 px squares and the 3x3 around a player starts with its ow
   assert.equal(regionOf(0, 0), { rx: 0, ry: 0 });
   assert.equal(regionOf(-1, 1023), { rx: -1, ry: 0 });
   assert.equal(regionOf(1024, -1025), { rx: 1, ry: -2 });
-  const topics = topicsAround(100, 100);
+  const topics = topicsAround(regionOf(100, 100));
   assert.is(topics.length, 9);
   assert.is(topics[0], 'region:0:0');
   assert.ok(topics.includes('region:-1:-1') && topics.includes('region:1:1'));
+});
+
+test('the interest centre stays put until the player is 256 px past its region, then moves to the region it is in', () => {
+  const start = interestCentre(null, 10, 10);
+  assert.equal(start, { rx: 0, ry: 0 });
+  assert.is(interestCentre(start, -256, 10), start, 'at the slack: kept');
+  assert.is(interestCentre(start, 1024 + 255, 1024 + 255), start, 'inside the slack on both axes');
+  assert.equal(interestCentre(start, -257, 10), { rx: -1, ry: 0 });
+  assert.equal(interestCentre(start, 1024 + 256, 10), { rx: 1, ry: 0 });
+  assert.equal(interestCentre(start, 5000, -5000), { rx: 4, ry: -5 }, 'a jump lands on the region it reaches');
+  // Walking to and fro over the border at x = 0 ten times moves the centre only at the start.
+  const walk: number[] = [];
+  for (let round = 0; round < 10; round++) for (let x = -200; x <= 200; x += 10) walk.push(round % 2 === 0 ? x : -x);
+  let centre: Region | null = null;
+  let moves = 0;
+  for (const x of [...walk, 300]) {
+    const next = interestCentre(centre, x, 0);
+    if (next !== centre) moves++;
+    centre = next;
+  }
+  assert.is(moves, 2, 'once at the start, once on going 300 px past the border');
+  assert.equal(centre, { rx: 0, ry: 0 });
+});
+
+test('everything on an 800x600 screen lies in the 3x3 regions around the interest centre', () => {
+  let centre: Region | null = null;
+  // A walk that wanders over many borders, checked at every 7 px.
+  for (let i = 0; i < 4000; i++) {
+    const x = Math.round(3000 * Math.sin(i / 300)) + 7 * (i % 11);
+    const y = Math.round(2000 * Math.cos(i / 170));
+    centre = interestCentre(centre, x, y);
+    const around = new Set(topicsAround(centre));
+    for (const [ox, oy] of [[-400, -300], [400, -300], [-400, 300], [399, 299], [0, 0]] as const) {
+      const r = regionOf(x + ox, y + oy);
+      assert.ok(around.has(`region:${r.rx}:${r.ry}`), `(${x + ox}, ${y + oy}) on the screen of (${x}, ${y})`);
+    }
+  }
 });
 
 test('voice volume is max(0.1, 1 - distance/500)', () => {
