@@ -19,12 +19,13 @@ function isRequestRole(role: string): role is (typeof REQUEST_ROLES)[number] {
   return (REQUEST_ROLES as readonly string[]).includes(role);
 }
 
+function resultOf<Row>(result: pg.QueryResult): QueryResult<Row> {
+  return { rows: result.rows as Row[], fields: result.fields, affectedRows: result.rowCount ?? undefined };
+}
+
 function wrap(client: pg.ClientBase): Queryable {
   return {
-    query: async <Row,>(sql: string, params?: unknown[]) => {
-      const result = await client.query(sql, params);
-      return { rows: result.rows as Row[], fields: result.fields, affectedRows: result.rowCount ?? undefined } satisfies QueryResult<Row>;
-    },
+    query: async <Row,>(sql: string, params?: unknown[]) => resultOf<Row>(await client.query(sql, params)),
     exec: async (sql) => {
       await client.query(sql);
     },
@@ -102,6 +103,23 @@ export function openPool(config: pg.PoolConfig, size: number, onError: (error: E
   const listeners = new Set<{ stop(): Promise<void> }>();
   let closed: Promise<void> | null = null;
 
+  /**
+   * One statement text that opens a transaction and sets role, claims and the role's time budget,
+   * each local to the transaction (set_config(…, true) is SET LOCAL), so nothing leaks into the
+   * next request on the connection.
+   */
+  const beginWithClaims = async (claims: Claims): Promise<string> => {
+    if (!isRequestRole(claims.role)) throw new Error(`unknown role ${claims.role}`);
+    if (!timeouts) {
+      timeouts = roleTimeouts(pool);
+      timeouts.catch(() => (timeouts = null));
+    }
+    const timeout = (await timeouts).get(claims.role) ?? INTERNAL_STATEMENT_TIMEOUT;
+    return `begin; select set_config('role', ${pg.escapeLiteral(claims.role)}, true), `
+      + `set_config('request.jwt.claims', ${pg.escapeLiteral(JSON.stringify(claims))}, true), `
+      + `set_config('statement_timeout', ${pg.escapeLiteral(timeout)}, true)`;
+  };
+
   const transaction = async <T,>(begin: string, fn: (tx: Queryable) => Promise<T>): Promise<T> => {
     const client = await pool.connect();
     let broken = false;
@@ -123,28 +141,30 @@ export function openPool(config: pg.PoolConfig, size: number, onError: (error: E
   };
 
   return {
-    query: async <Row,>(sql: string, params?: unknown[]) => {
-      const result = await pool.query(sql, params);
-      return { rows: result.rows as Row[], fields: result.fields, affectedRows: result.rowCount ?? undefined };
-    },
+    query: async <Row,>(sql: string, params?: unknown[]) => resultOf<Row>(await pool.query(sql, params)),
     exec: async (sql) => {
       await pool.query(sql);
     },
     transaction: (fn) => transaction('begin', fn),
-    withClaims: async (claims: Claims, fn) => {
-      if (!isRequestRole(claims.role)) throw new Error(`unknown role ${claims.role}`);
-      if (!timeouts) {
-        timeouts = roleTimeouts(pool);
-        timeouts.catch(() => (timeouts = null));
+    withClaims: async (claims: Claims, fn) => transaction(await beginWithClaims(claims), fn),
+    checkWithClaims: async <Row,>(claims: Claims, sql: string) => {
+      const script = `${await beginWithClaims(claims)}; ${sql}; rollback`;
+      const client = await pool.connect();
+      let broken = false;
+      try {
+        const results = (await client.query(script)) as unknown as pg.QueryResult[];
+        return resultOf<Row>(results[results.length - 2]!);
+      } catch (error) {
+        // A failed statement leaves the transaction open and aborted.
+        try {
+          await client.query('rollback');
+        } catch {
+          broken = true;
+        }
+        throw error;
+      } finally {
+        client.release(broken);
       }
-      // One round trip opens the transaction and sets role, claims and the role's time budget,
-      // each local to the transaction (set_config(…, true) is SET LOCAL), so nothing leaks into
-      // the next request on this connection.
-      const timeout = (await timeouts).get(claims.role) ?? INTERNAL_STATEMENT_TIMEOUT;
-      const begin = `begin; select set_config('role', ${pg.escapeLiteral(claims.role)}, true), `
-        + `set_config('request.jwt.claims', ${pg.escapeLiteral(JSON.stringify(claims))}, true), `
-        + `set_config('statement_timeout', ${pg.escapeLiteral(timeout)}, true)`;
-      return transaction(begin, fn);
     },
     listen: async (channel, onPayload) => {
       const listener = listenForever(settings, channel, onPayload, onError);

@@ -44,6 +44,14 @@ export interface Database extends Queryable {
    * with the transaction, so nothing leaks into the next caller. Rolls back if `fn` throws.
    */
   withClaims<T>(claims: Claims, fn: (tx: Queryable) => Promise<T>): Promise<T>;
+  /**
+   * Runs `sql` (statements without parameters: values are inlined as literals) in one round
+   * trip, in a transaction under the caller's role, claims and budget as {@link withClaims}
+   * opens it, then rolls everything back. Resolves to the result of the last statement; rejects
+   * with the first statement's error, if any (the rest are not run). For checks that only ask
+   * what the database would say, such as the policies of realtime.messages.
+   */
+  checkWithClaims<Row = Record<string, unknown>>(claims: Claims, sql: string): Promise<QueryResult<Row>>;
   /** Runs `fn` in one transaction as the database owner. Rolls back if `fn` throws. */
   transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
   /** Calls `onPayload` for each NOTIFY on `channel`; resolves to a function that stops listening. */

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import pg from 'pg';
 import type { Claims, Database, Queryable } from '../db/index.js';
 
 /** The kinds of message a row of `realtime.messages` (its `extension` column) authorises. */
@@ -49,30 +50,34 @@ async function rolledBack<T>(db: Database, claims: Claims, check: (tx: Queryable
   throw new Error('unreachable: the check always answers');
 }
 
+/** `value` as an SQL string literal. */
+const literal = (value: string) => pg.escapeLiteral(value);
+
 /**
  * Evaluates the SELECT policies of `realtime.messages` for `topic` (without the `realtime:`
  * prefix) under the caller's role and claims, as hosted Realtime Authorization does on join: a
  * broadcast and a presence row of the topic are written as the owner, then read back as the
  * caller with `realtime.topic` set; each row the caller sees grants reading that extension. One
- * transaction, rolled back.
+ * transaction in one round trip, rolled back.
  */
-export function authorizeRead(db: Database, claims: Claims, topic: string): Promise<ReadVerdict> {
-  return rolledBack(db, claims, async (tx) => {
-    const probes = [randomUUID(), randomUUID()];
-    await tx.query(`select set_config('role', 'none', true)`);
-    await tx.query(
-      `insert into realtime.messages (id, topic, extension, private) values ($1, $3, 'broadcast', true), ($2, $3, 'presence', true)`,
-      [...probes, topic],
-    );
-    await tx.query(`select set_config('role', $1, true), set_config('realtime.topic', $2, true)`, [claims.role, topic]);
-    const { rows } = await tx.query<{ broadcast: boolean; presence: boolean; wallet: string | null }>(
-      `select exists (select from realtime.messages where id = $1) as broadcast,
-              exists (select from realtime.messages where id = $2) as presence,
-              public.wallet_address() as wallet`,
-      probes,
-    );
-    return rows[0];
-  });
+export async function authorizeRead(db: Database, claims: Claims, topic: string): Promise<ReadVerdict> {
+  const [broadcast, presence] = [literal(randomUUID()), literal(randomUUID())];
+  const { rows } = await db.checkWithClaims<ReadVerdict>(
+    claims,
+    `select set_config('role', 'none', true);
+     insert into realtime.messages (id, topic, extension, private)
+       values (${broadcast}, ${literal(topic)}, 'broadcast', true), (${presence}, ${literal(topic)}, 'presence', true);
+     select set_config('role', ${literal(claims.role)}, true), set_config('realtime.topic', ${literal(topic)}, true);
+     select exists (select from realtime.messages where id = ${broadcast}) as broadcast,
+            exists (select from realtime.messages where id = ${presence}) as presence,
+            public.wallet_address() as wallet`,
+  );
+  return rows[0]!;
+}
+
+/** Whether the caller's insert of a message of `extension` on `topic` is refused for lack of privilege (42501). */
+function refused(error: unknown): boolean {
+  return (error as { code?: string }).code === '42501';
 }
 
 async function mayInsert(tx: Queryable, topic: string, extension: WriteExtension): Promise<boolean> {
@@ -82,7 +87,7 @@ async function mayInsert(tx: Queryable, topic: string, extension: WriteExtension
     await tx.query(`insert into realtime.messages (topic, extension, private) values ($1, $2, true)`, [topic, extension]);
     return true;
   } catch (error) {
-    if ((error as { code?: string }).code === '42501') return false;
+    if (refused(error)) return false;
     throw error;
   } finally {
     await tx.query('rollback to savepoint write_check');
@@ -93,10 +98,20 @@ async function mayInsert(tx: Queryable, topic: string, extension: WriteExtension
  * Evaluates the INSERT policies of `realtime.messages` for a message of `extension` on `topic`
  * under the caller's role and claims, as hosted does on a private channel's first send, track
  * or persisted send: the caller may write if the insert is not refused for lack of privilege.
- * One transaction, rolled back.
+ * One transaction in one round trip, rolled back.
  */
-export function authorizeWrite(db: Database, claims: Claims, topic: string, extension: WriteExtension): Promise<boolean> {
-  return rolledBack(db, claims, (tx) => mayInsert(tx, topic, extension));
+export async function authorizeWrite(db: Database, claims: Claims, topic: string, extension: WriteExtension): Promise<boolean> {
+  try {
+    await db.checkWithClaims(
+      claims,
+      `select set_config('realtime.topic', ${literal(topic)}, true);
+       insert into realtime.messages (topic, extension, private) values (${literal(topic)}, ${literal(extension)}, true)`,
+    );
+    return true;
+  } catch (error) {
+    if (refused(error)) return false;
+    throw error;
+  }
 }
 
 /**
