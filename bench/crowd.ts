@@ -1,21 +1,23 @@
 /**
  * Crowd figures for the live layer, as JSON lines. Headless players run the game's own `net/`
  * code (`startHeadlessPlayer`) against the built server, which is pinned to one core with its
- * PostgreSQL while this process (the load) runs on the other.
+ * PostgreSQL while this process (the load) runs on the other. Walkers move as the engine moves a
+ * player, 3 px at each of their fixed steps, so what they send is what a game client sends.
  *
  * - "crowd": players walking in random directions inside one 800x600 screen around spawn, one
  *   in ten placing a block every 3 s: pose sender -> receiver latency, how often each walker is
  *   heard by each other player, how soon a direction change is heard, block latency to every
- *   other player and blocks never seen, a bystander's REST latency, server CPU and memory (PSS), and
- *   disconnects.
+ *   other player and blocks never seen, a bystander's REST latency (measured in a process of its own,
+ *   `bench/bystander.ts`), server CPU and memory (PSS), and disconnects.
  * - "spread": players each walking in a region of its own, far apart: the same figures.
  *
  * Players are placed by writing their presence rows before the server starts (a new player
  * otherwise enters at spawn and would need minutes to walk apart). `--quick` runs smaller, shorter
  * cases; `--players N` and `--spread N` set the crowd sizes.
  */
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { cpus } from 'node:os';
+import { walkVelocity } from '../components/pose.js';
 import { isWaterTile, WORLD_SEED } from '../components/terrain.js';
 import { startDatabase } from '../server/db/index.js';
 import { createTestWallet, makeDataDir, removeDataDir, signInPlayer, startTestServer, type TestPlayer, type TestServer } from '../test/server/harness.js';
@@ -31,8 +33,6 @@ const argument = (name: string, fallback: number) => {
 const CROWD = argument('--players', pick(250, 60));
 const SPREAD = argument('--spread', pick(1000, 150));
 const SECONDS = pick(30, 10);
-/** Walkers move 3 px per 16 ms step, the game's speed. */
-const SPEED_PX_PER_MS = 3 / 16;
 const PLACE_EVERY_MS = 3000;
 /** Pixels between two spread players: more than two regions, so none hears another. */
 const SPREAD_GAP_PX = 3 * 1024;
@@ -56,12 +56,43 @@ async function usage(server: TestServer): Promise<{ cpu: number; pss: number }> 
   return { cpu: pids.reduce((sum, pid) => sum + cpuSeconds(pid), 0), pss: pids.reduce((sum, pid) => sum + pssMb(pid), 0) };
 }
 
-/** A walker's direction: unit steps in x and y (one of eight, never standing still). */
+/** Runs `bench/bystander.ts` in a process of its own on the load's core for the measured seconds; resolves to its REST round trips. */
+function bystanderReads(server: TestServer): Promise<number[]> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'bench/bystander.ts', server.url, server.anonKey, String(SECONDS)], { stdio: ['ignore', 'pipe', 'inherit'] });
+  pin(child.pid!, '1');
+  let output = '';
+  child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  return new Promise((resolve, reject) =>
+    child.once('exit', (code) => (code === 0 ? resolve(JSON.parse(output) as number[]) : reject(new Error(`bystander exited with ${code}`)))),
+  );
+}
+
+/** A walker's direction: -1, 0 or 1 in x and y (one of eight, never standing still). */
 function randomDirection(): { dx: number; dy: number; facing: number } {
   const angle = (Math.floor(Math.random() * 8) * Math.PI) / 4;
-  const dx = Math.round(Math.cos(angle) * 100) / 100;
-  const dy = Math.round(Math.sin(angle) * 100) / 100;
+  const dx = Math.round(Math.cos(angle));
+  const dy = Math.round(Math.sin(angle));
   return { dx, dy, facing: dx < 0 ? -1 : 1 };
+}
+
+/**
+ * Moves `walker` one fixed step as the engine moves a walking player (3 px a step, diagonals
+ * at the same speed), turning at random every 1-3 s and at the edges of its box.
+ */
+function stepWalker(walker: Walker): void {
+  const now = Date.now();
+  if (now >= walker.nextChange) {
+    walker.direction = randomDirection();
+    walker.changedAt = now;
+    walker.nextChange = now + 1000 + Math.random() * 2000;
+  }
+  const pose = walker.headless.pose;
+  const { left, top, right, bottom } = walker.box;
+  const { vx, vy } = walkVelocity(walker.direction.dx, walker.direction.dy);
+  if (pose.x + vx < left || pose.x + vx > right) walker.direction.dx *= -1;
+  if (pose.y + vy < top || pose.y + vy > bottom) walker.direction.dy *= -1;
+  const step = walkVelocity(walker.direction.dx, walker.direction.dy);
+  walker.headless.pose = { x: pose.x + step.vx, y: pose.y + step.vy, facing: walker.direction.dx < 0 ? -1 : 1, moving: true };
 }
 
 interface Walker {
@@ -147,6 +178,8 @@ async function runCase(
   /** 'receiver:sender@changedAt' for each direction change already heard. */
   const directionKeys = new Set<string>();
   const refused = new Set<string>();
+  /** Walkers move at each of their steps while this holds. */
+  let walking = false;
   let measuring = false;
   try {
     const players: TestPlayer[] = await inBatches(wallets, 8, (wallet) => signInPlayer(server, wallet));
@@ -160,6 +193,9 @@ async function runCase(
       const headless = await startHeadlessPlayer(server, player, {
         name: names[i]!,
         pose: { x: at.x, y: at.y, facing: 1, moving: false },
+        onStep() {
+          if (walking && walkers[i]) stepWalker(walkers[i]!);
+        },
         onConnected(connected) {
           if (!connected && measuring) figures.disconnects++;
         },
@@ -190,38 +226,12 @@ async function runCase(
       byId.set(player.address, walker);
     });
 
-    // The bystander: a signed-in player reading the blocks around spawn, as a client does on load.
-    const bystander = await signInPlayer(server);
     const placedAt = new Map<string, number>();
     const used = new Set<string>();
     let stepping = true;
     const began = Date.now();
     measuring = true;
-    let last = Date.now();
-    const steps = (async () => {
-      while (stepping) {
-        await sleep(16);
-        const now = Date.now();
-        const elapsed = Math.min(now - last, 100);
-        last = now;
-        for (const walker of walkers) {
-          const pose = walker.headless.pose;
-          if (now >= walker.nextChange) {
-            walker.direction = randomDirection();
-            walker.changedAt = now;
-            walker.nextChange = now + 1000 + Math.random() * 2000;
-          }
-          let x = pose.x + walker.direction.dx * SPEED_PX_PER_MS * elapsed;
-          let y = pose.y + walker.direction.dy * SPEED_PX_PER_MS * elapsed;
-          const { left, top, right, bottom } = walker.box;
-          if (x < left || x > right) walker.direction.dx *= -1;
-          if (y < top || y > bottom) walker.direction.dy *= -1;
-          x = Math.min(Math.max(x, left), right);
-          y = Math.min(Math.max(y, top), bottom);
-          walker.headless.pose = { x, y, facing: walker.direction.dx < 0 ? -1 : 1, moving: true };
-        }
-      }
-    })();
+    walking = true;
     const placing = build
       ? (async () => {
           while (stepping) {
@@ -236,19 +246,14 @@ async function runCase(
           }
         })()
       : Promise.resolve();
-    const reading = (async () => {
-      while (stepping) {
-        const started = performance.now();
-        await bystander.client.from('game_blocks').select('x, y, block_type').gte('x', -12).lte('x', 12).gte('y', -9).lte('y', 9);
-        figures.rest.push(performance.now() - started);
-        await sleep(100);
-      }
-    })();
+    const reading = bystanderReads(server);
     const before = await usage(server);
     await sleep(SECONDS * 1000);
     const after = await usage(server);
     stepping = false;
-    await Promise.all([steps, placing, reading]);
+    walking = false;
+    figures.rest = await reading;
+    await placing;
     // Blocks still on their way get 5 s more before they count as missed.
     await sleep(5000);
     measuring = false;

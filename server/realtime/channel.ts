@@ -53,8 +53,11 @@ export interface Channel {
   reads: Record<Extension, boolean>;
   /** The wallet the read check found for the channel's claims (private channels only). */
   wallet: string | null;
-  /** The last write verdict per extension and until when (performance.now()) it is reused. */
-  writes: Partial<Record<WriteExtension, { allowed: boolean; until: number }>>;
+  /**
+   * The last write verdict per extension (pending while the policies are asked, so sends that
+   * arrive meanwhile wait for the same answer) and until when (performance.now()) it is reused.
+   */
+  writes: Partial<Record<WriteExtension, { allowed: Promise<boolean>; until: number }>>;
   presence: PresenceSlot;
   /**
    * Ids of the stored messages replayed to the channel on join (at most MAX_REPLAY_MESSAGES):

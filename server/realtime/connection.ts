@@ -331,17 +331,18 @@ export function serveConnection(conn: Conn, hub: Hub): void {
     armExpiry(channel);
   }
 
-  /** The channel's write verdict for `extension`, asked of the policies at most once per WRITE_CHECK_MS. */
-  async function mayWrite(channel: Channel, extension: WriteExtension): Promise<boolean> {
+  /**
+   * The channel's write verdict for `extension`, asked of the policies at most once per
+   * WRITE_CHECK_MS: sends that arrive while it is asked share the one check.
+   */
+  function mayWrite(channel: Channel, extension: WriteExtension): Promise<boolean> {
     const now = performance.now();
     const known = channel.writes[extension];
     if (known && known.until > now) return known.allowed;
-    let allowed = false;
-    try {
-      allowed = await hub.authorizeWrite(channel.claims, subTopic(channel.topic), extension);
-    } catch (error) {
+    const allowed = hub.authorizeWrite(channel.claims, subTopic(channel.topic), extension).catch((error: unknown) => {
       hub.log(`realtime: write policies of ${channel.topic} failed: ${(error as Error).message}`);
-    }
+      return false;
+    });
     channel.writes[extension] = { allowed, until: now + WRITE_CHECK_MS };
     return allowed;
   }

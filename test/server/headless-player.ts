@@ -46,6 +46,8 @@ export interface HeadlessOptions {
   onEvent?(event: NetEvent): void;
   /** Told when the live connection comes up or drops (after a drop it resyncs by itself). */
   onConnected?(connected: boolean): void;
+  /** Called at each fixed step before the session's, where the engine would move the player. */
+  onStep?(): void;
 }
 
 /** Starts the network session of `player`, who must already be signed in. */
@@ -94,7 +96,10 @@ export async function startHeadlessPlayer(server: TestServer, player: TestPlayer
     onConnected: (connected) => options.onConnected?.(connected),
   });
   // The engine's fixed step, without an engine: the session sends poses and flushes from it.
-  const driver = setInterval(() => queues.onStep?.(), STEP_MS);
+  const driver = setInterval(() => {
+    options.onStep?.();
+    queues.onStep?.();
+  }, STEP_MS);
   const close = self.session.close.bind(self.session);
   self.session.close = async () => {
     clearInterval(driver);
