@@ -85,30 +85,43 @@ export function createDispatcher(db: Database, onError: (error: unknown) => void
   let running: Promise<void> | null = null;
   let again = false;
 
+  /**
+   * What a binding's plan keeps from tick to tick while its channel's access to the table and
+   * claims stay the same, with the key of the visibility check it needs (null for none).
+   */
+  const views = new WeakMap<Binding, Omit<BindingPlan, 'check'> & { checkKey: string | null; claimsJson: string }>();
+
+  function viewOf(sub: Binding, granted: Access): Omit<BindingPlan, 'check'> & { checkKey: string | null } {
+    const known = views.get(sub);
+    if (known && known.granted === granted && known.claimsJson === sub.channel.claimsJson) return known;
+    const access = selected(granted, sub.select, sub.table);
+    const view = viewKey(access);
+    const shared = sub.channel.bindings.filter((binding) => binding.table.oid === sub.table.oid).length > 1;
+    const checkKey = needsCheck(granted) ? `${sub.table.oid}\0${evalKey(sub.channel, granted)}` : null;
+    const made = { granted, access, view, soloKey: frameKey(sub.channel, [sub.id], view), shared, checkKey, claimsJson: sub.channel.claimsJson };
+    views.set(sub, made);
+    return made;
+  }
+
   function plan(): Plan {
     const checks: VisibilityCheck[] = [];
     const of = new Map<Binding, BindingPlan>();
     const index = new Map<string, number>();
     for (const [oid, subs] of byTable) {
-      const onTable = new Map<Channel, number>();
-      for (const sub of subs) onTable.set(sub.channel, (onTable.get(sub.channel) ?? 0) + 1);
       for (const sub of subs) {
         const granted = sub.channel.access.get(oid);
         if (!granted) continue;
+        const view = viewOf(sub, granted);
         let check = -1;
-        if (needsCheck(granted)) {
-          const key = `${oid}\0${evalKey(sub.channel, granted)}`;
-          const known = index.get(key);
+        if (view.checkKey !== null) {
+          const known = index.get(view.checkKey);
           if (known === undefined) {
             check = checks.length;
-            index.set(key, check);
+            index.set(view.checkKey, check);
             checks.push({ rel: oid, role: sub.channel.claims.role, claims: sub.channel.claimsJson, sql: visibilitySql(sub.table) });
           } else check = known;
         }
-        const access = selected(granted, sub.select, sub.table);
-        const view = viewKey(access);
-        const soloKey = frameKey(sub.channel, [sub.id], view);
-        of.set(sub, { check, granted, access, view, soloKey, shared: onTable.get(sub.channel)! > 1 });
+        of.set(sub, { check, ...view });
       }
     }
     return { checks, of };
