@@ -111,6 +111,8 @@ test('disconnect returns to the connect button and forgets the name in memory, n
   const { context, page, wallet } = await connectedPage(e2e);
   await page.getByPlaceholder('PLAYER_001').fill('Leaver');
   await page.getByRole('button', { name: 'CONFIRM' }).click();
+  // The name is kept once the server has accepted it.
+  await page.getByText('PLAYER READY').waitFor();
   await page.getByRole('button', { name: 'DISCONNECT' }).click();
   await page.getByRole('button', { name: 'CONNECT PHANTOM' }).waitFor();
   assert.is(await page.getByText('PLAYER READY').count(), 0);
