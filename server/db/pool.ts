@@ -120,14 +120,16 @@ export function openPool(config: pg.PoolConfig, size: number, onError: (error: E
       + `set_config('statement_timeout', ${pg.escapeLiteral(timeout)}, true)`;
   };
 
-  const transaction = async <T,>(begin: string, fn: (tx: Queryable) => Promise<T>): Promise<T> => {
+  /**
+   * Runs `work` on a pooled connection. If it fails, an open transaction is rolled back (a
+   * failed statement leaves it open and aborted); a connection that cannot even roll back is
+   * dropped from the pool instead of reused.
+   */
+  const onConnection = async <T,>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> => {
     const client = await pool.connect();
     let broken = false;
     try {
-      await client.query(begin);
-      const result = await fn(wrap(client));
-      await client.query('commit');
-      return result;
+      return await work(client);
     } catch (error) {
       try {
         await client.query('rollback');
@@ -140,6 +142,14 @@ export function openPool(config: pg.PoolConfig, size: number, onError: (error: E
     }
   };
 
+  const transaction = <T,>(begin: string, fn: (tx: Queryable) => Promise<T>): Promise<T> =>
+    onConnection(async (client) => {
+      await client.query(begin);
+      const result = await fn(wrap(client));
+      await client.query('commit');
+      return result;
+    });
+
   return {
     query: async <Row,>(sql: string, params?: unknown[]) => resultOf<Row>(await pool.query(sql, params)),
     exec: async (sql) => {
@@ -149,22 +159,10 @@ export function openPool(config: pg.PoolConfig, size: number, onError: (error: E
     withClaims: async (claims: Claims, fn) => transaction(await beginWithClaims(claims), fn),
     checkWithClaims: async <Row,>(claims: Claims, sql: string) => {
       const script = `${await beginWithClaims(claims)}; ${sql}; rollback`;
-      const client = await pool.connect();
-      let broken = false;
-      try {
+      return onConnection(async (client) => {
         const results = (await client.query(script)) as unknown as pg.QueryResult[];
         return resultOf<Row>(results[results.length - 2]!);
-      } catch (error) {
-        // A failed statement leaves the transaction open and aborted.
-        try {
-          await client.query('rollback');
-        } catch {
-          broken = true;
-        }
-        throw error;
-      } finally {
-        client.release(broken);
-      }
+      });
     },
     listen: async (channel, onPayload) => {
       const listener = listenForever(settings, channel, onPayload, onError);
