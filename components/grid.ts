@@ -164,10 +164,50 @@ export function unlinkFromGrid(grid: SpatialGrid, eid: number): void {
   detach(grid, eid, key);
 }
 
-/** Moves `eid`, which is in the cell of `from`, into the cell of `to`. */
-export function moveToCell(grid: SpatialGrid, eid: number, from: number, to: number): void {
-  detach(grid, eid, from);
-  linkToCell(grid, eid, to);
+/**
+ * Moves each of the first `count` players in `eids` from the bucket of cell `from[i]`, where it
+ * is, into the bucket of cell `to[i]`, as detach and then linkToCell would; their cell records
+ * must already read `to[i]` (movement writes them while they are at hand). One loop over the
+ * grid's arrays, read once, with both steps written out: calling the two helpers here measured
+ * about a sixth slower at a million players.
+ */
+export function moveToCells(grid: SpatialGrid, eids: Uint32Array, from: Int32Array, to: Int32Array, count: number): void {
+  const { buckets, slot, next, prev, blockShift } = grid;
+  for (let i = 0; i < count; i++) {
+    const eid = eids[i]!;
+    const s = slot[eid]!;
+    if (s !== IN_OVERFLOW) {
+      const b = s - (s & (BUCKET_INTS - 1));
+      buckets[s] = 0;
+      buckets[s + 1] = NO_CELL;
+      buckets[b + OCCUPANCY] = buckets[b + OCCUPANCY]! & ~(1 << ((s - b) >> 1));
+    } else {
+      const p = prev[eid]!;
+      const n = next[eid]!;
+      if (p) next[p] = n;
+      else buckets[bucketOf(from[i]!, blockShift) + OVERFLOW_HEAD] = n;
+      if (n) prev[n] = p;
+    }
+    const key = to[i]!;
+    const b = bucketOf(key, blockShift);
+    const occupied = buckets[b + OCCUPANCY]!;
+    const free = ~occupied & ALL_SLOTS;
+    if (free !== 0) {
+      const lowest = free & -free;
+      const t = b + 2 * (31 - Math.clz32(lowest));
+      buckets[b + OCCUPANCY] = occupied | lowest;
+      buckets[t] = eid;
+      buckets[t + 1] = key;
+      slot[eid] = t;
+    } else {
+      const first = buckets[b + OVERFLOW_HEAD]!;
+      slot[eid] = IN_OVERFLOW;
+      next[eid] = first;
+      prev[eid] = 0;
+      if (first) prev[first] = eid;
+      buckets[b + OVERFLOW_HEAD] = eid;
+    }
+  }
 }
 
 /** Appends the eids in the cell of `key` to `out`. */

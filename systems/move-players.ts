@@ -1,7 +1,7 @@
 import { asBuffer, query } from 'bitecs';
 import { WORLD_MAX_X, WORLD_MAX_Y, WORLD_MIN_X, WORLD_MIN_Y } from '../components/constants.js';
 import { SAFE_END, SAFE_MIN, safeAt } from '../components/combat.js';
-import { GRID_CELL, KEY_BITS, KEY_OFFSET, NO_CELL, moveToCell, type SpatialGrid } from '../components/grid.js';
+import { GRID_CELL, KEY_BITS, KEY_OFFSET, NO_CELL, moveToCells } from '../components/grid.js';
 import type { GameWorld } from '../components/world.js';
 
 const MIN_X = WORLD_MIN_X;
@@ -27,7 +27,9 @@ let toCell = new Int32Array(0);
 
 /**
  * Writes each player's next position into `next` from its position in `pos` (which becomes the
- * previous one); lists in `movers` those in the grid whose cell changed, and returns their count.
+ * previous one); lists in `movers` those in the grid whose cell changed, with their old and new
+ * cell, writes the new one into their cell record (whose cache line is at hand here), and returns
+ * their count.
  * Sets the zone (components/combat.ts safeAt) of the players in the grid whose zone can have
  * changed: those that changed cell and those in the cells that overlap the safe zone. Players
  * out of the grid (defeated) keep their zone until indexing puts them back.
@@ -55,21 +57,12 @@ function moveAll(eids: Uint32Array, pos: Float32Array, next: Float32Array, vel: 
     if (px >= NEAR_SPAWN_MIN && px < NEAR_SPAWN_END && py >= NEAR_SPAWN_MIN && py < NEAR_SPAWN_END) safe[e] = safeAt(px, py);
     if (old === key) continue;
     safe[e] = safeAt(px, py);
+    cell[e] = key;
     movers[count] = e;
     fromCell[count] = old;
     toCell[count++] = key;
   }
   return count;
-}
-
-/**
- * Moves the listed players from their old cells into their new ones. Done after the streaming
- * pass rather than inside it, from the cells that pass noted: each move touches two buckets
- * anywhere in the table, and a short loop that reads nothing else lets the processor overlap
- * those cache misses.
- */
-function relinkMoved(grid: SpatialGrid, count: number): void {
-  for (let i = 0; i < count; i++) moveToCell(grid, movers[i]!, fromCell[i]!, toCell[i]!);
 }
 
 /**
@@ -92,5 +85,7 @@ export function movePlayers(world: GameWorld): void {
   const count = moveAll(eids, pos, t.prev, t.vel, grid.cell, world.combat.safe);
   t.pos = t.prev;
   t.prev = pos;
-  relinkMoved(grid, count);
+  // After the streaming pass rather than inside it: each move touches two buckets anywhere in
+  // the table, and a short loop that reads nothing else lets the processor overlap those misses.
+  moveToCells(grid, movers, fromCell, toCell, count);
 }
