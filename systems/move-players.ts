@@ -1,7 +1,7 @@
 import { asBuffer, query } from 'bitecs';
 import { WORLD_MAX_X, WORLD_MAX_Y, WORLD_MIN_X, WORLD_MIN_Y } from '../components/constants.js';
 import { SAFE_END, SAFE_MIN, safeAt } from '../components/combat.js';
-import { GRID_CELL, KEY_BITS, KEY_OFFSET, NO_CELL, moveToCells } from '../components/grid.js';
+import { GRID_CELL, KEY_BITS, KEY_MASK, KEY_OFFSET, NO_CELL, cellKey, moveToCells } from '../components/grid.js';
 import type { GameWorld } from '../components/world.js';
 
 const MIN_X = WORLD_MIN_X;
@@ -14,11 +14,14 @@ const MAX_Y = WORLD_MAX_Y;
 const INV_CELL = 1 / GRID_CELL;
 const BITS = KEY_BITS;
 const OFFSET_PX = KEY_OFFSET * GRID_CELL;
+const MASK = KEY_MASK;
 const NONE = NO_CELL;
 // The square of grid cells that overlap the safe zone: inside it a player's zone can change
-// without a change of cell.
-const NEAR_SPAWN_MIN = Math.floor(SAFE_MIN / GRID_CELL) * GRID_CELL;
-const NEAR_SPAWN_END = (Math.floor((SAFE_END - 1) / GRID_CELL) + 1) * GRID_CELL;
+// without a change of cell. A key minus the key of its first cell has, per coordinate, the
+// cell's distance from that first cell (a coordinate below it wraps to a large value).
+const NEAR_SPAWN_FIRST = Math.floor(SAFE_MIN / GRID_CELL);
+const NEAR_SPAWN_CELLS = Math.floor((SAFE_END - 1) / GRID_CELL) - NEAR_SPAWN_FIRST + 1;
+const NEAR_SPAWN_KEY = cellKey(NEAR_SPAWN_FIRST, NEAR_SPAWN_FIRST);
 
 /** Scratch of moveAll: the players whose cell changed, with their old and new cell. */
 let movers = new Uint32Array(0);
@@ -52,10 +55,14 @@ function moveAll(eids: Uint32Array, pos: Float32Array, next: Float32Array, vel: 
     next[iy] = py;
     const key = ((((py + OFFSET_PX) * INV_CELL) | 0) << BITS) | (((px + OFFSET_PX) * INV_CELL) | 0);
     const old = cell[e]!;
+    // The common case first: a player in the grid that stays in its cell (a key is never NONE).
+    if (old === key) {
+      const d = key - NEAR_SPAWN_KEY;
+      if ((d & MASK) < NEAR_SPAWN_CELLS && (d >>> BITS) < NEAR_SPAWN_CELLS) safe[e] = safeAt(px, py);
+      continue;
+    }
     // Players out of the grid (defeated, or not indexed yet) are left to indexing.
     if (old === NONE) continue;
-    if (px >= NEAR_SPAWN_MIN && px < NEAR_SPAWN_END && py >= NEAR_SPAWN_MIN && py < NEAR_SPAWN_END) safe[e] = safeAt(px, py);
-    if (old === key) continue;
     safe[e] = safeAt(px, py);
     cell[e] = key;
     movers[count] = e;
