@@ -1,7 +1,7 @@
 import { asBuffer, query } from 'bitecs';
 import { WORLD_MAX_X, WORLD_MAX_Y, WORLD_MIN_X, WORLD_MIN_Y } from '../components/constants.js';
-import { SAFE_END, SAFE_MIN, safeAt } from '../components/combat.js';
-import { GRID_CELL, KEY_BITS, KEY_MASK, KEY_OFFSET, NO_CELL, cellKey, moveToCells } from '../components/grid.js';
+import { safeAt } from '../components/combat.js';
+import { GRID_CELL, KEY_BITS, KEY_OFFSET, NO_CELL, moveToCells } from '../components/grid.js';
 import type { GameWorld } from '../components/world.js';
 
 const MIN_X = WORLD_MIN_X;
@@ -14,14 +14,7 @@ const MAX_Y = WORLD_MAX_Y;
 const INV_CELL = 1 / GRID_CELL;
 const BITS = KEY_BITS;
 const OFFSET_PX = KEY_OFFSET * GRID_CELL;
-const MASK = KEY_MASK;
 const NONE = NO_CELL;
-// The square of grid cells that overlap the safe zone: inside it a player's zone can change
-// without a change of cell. A key minus the key of its first cell has, per coordinate, the
-// cell's distance from that first cell (a coordinate below it wraps to a large value).
-const NEAR_SPAWN_FIRST = Math.floor(SAFE_MIN / GRID_CELL);
-const NEAR_SPAWN_CELLS = Math.floor((SAFE_END - 1) / GRID_CELL) - NEAR_SPAWN_FIRST + 1;
-const NEAR_SPAWN_KEY = cellKey(NEAR_SPAWN_FIRST, NEAR_SPAWN_FIRST);
 
 /** Scratch of moveAll: the players whose cell changed, with their old and new cell. */
 let movers = new Uint32Array(0);
@@ -32,10 +25,8 @@ let toCell = new Int32Array(0);
  * Writes each player's next position into `next` from its position in `pos` (which becomes the
  * previous one); lists in `movers` those in the grid whose cell changed, with their old and new
  * cell, writes the new one into their cell record (whose cache line is at hand here), and returns
- * their count.
- * Sets the zone (components/combat.ts safeAt) of the players in the grid whose zone can have
- * changed: those that changed cell and those in the cells that overlap the safe zone. Players
- * out of the grid (defeated) keep their zone until indexing puts them back.
+ * their count, and sets their zone (components/combat.ts safeAt). Players out of the grid
+ * (defeated, or not indexed yet) are left to indexing and keep their zone until then.
  */
 function moveAll(eids: Uint32Array, pos: Float32Array, next: Float32Array, vel: Float32Array, cell: Int32Array, safe: Uint8Array): number {
   let count = 0;
@@ -56,11 +47,7 @@ function moveAll(eids: Uint32Array, pos: Float32Array, next: Float32Array, vel: 
     const key = ((((py + OFFSET_PX) * INV_CELL) | 0) << BITS) | (((px + OFFSET_PX) * INV_CELL) | 0);
     const old = cell[e]!;
     // The common case first: a player in the grid that stays in its cell (a key is never NONE).
-    if (old === key) {
-      const d = key - NEAR_SPAWN_KEY;
-      if ((d & MASK) < NEAR_SPAWN_CELLS && (d >>> BITS) < NEAR_SPAWN_CELLS) safe[e] = safeAt(px, py);
-      continue;
-    }
+    if (old === key) continue;
     // Players out of the grid (defeated, or not indexed yet) are left to indexing.
     if (old === NONE) continue;
     safe[e] = safeAt(px, py);
@@ -70,6 +57,20 @@ function moveAll(eids: Uint32Array, pos: Float32Array, next: Float32Array, vel: 
     toCell[count++] = key;
   }
   return count;
+}
+
+/**
+ * Sets the zone of every player in the cells over the spawn area, where it can change without a
+ * change of cell; the grid lists them (components/grid.ts), so the streaming pass tests no one.
+ */
+function rezoneSpawnMembers(world: GameWorld): void {
+  const { eids, length } = world.grid.spawnMembers;
+  const pos = world.transform.pos;
+  const safe = world.combat.safe;
+  for (let i = 0; i < length; i++) {
+    const e = eids[i]!;
+    safe[e] = safeAt(pos[2 * e]!, pos[2 * e + 1]!);
+  }
 }
 
 /**
@@ -95,4 +96,5 @@ export function movePlayers(world: GameWorld): void {
   // After the streaming pass rather than inside it: each move touches two buckets anywhere in
   // the table, and a short loop that reads nothing else lets the processor overlap those misses.
   moveToCells(grid, movers, fromCell, toCell, count);
+  rezoneSpawnMembers(world);
 }
