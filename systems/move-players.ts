@@ -24,8 +24,8 @@ let toCell = new Int32Array(0);
 /**
  * Writes each player's next position into `next` from its position in `pos` (which becomes the
  * previous one); lists in `movers` those in the grid whose cell changed, with their old and new
- * cell, writes the new one into their cell record (whose cache line is at hand here), and returns
- * their count, and sets their zone (components/combat.ts safeAt). Players out of the grid
+ * cell, writes the new one into their cell record (whose cache line is at hand here) and sets
+ * their zone (components/combat.ts safeAt); returns their count. Players out of the grid
  * (defeated, or not indexed yet) are left to indexing and keep their zone until then.
  */
 function moveAll(eids: Uint32Array, pos: Float32Array, next: Float32Array, vel: Float32Array, cell: Int32Array, safe: Uint8Array): number {
