@@ -7,6 +7,7 @@ import { addComponent, addEntity, removeEntity } from 'bitecs';
 import { DEFAULT_APPEARANCE, type Appearance } from './appearance-types.js';
 import { readLook, writeLook } from './appearance.js';
 import { pushSwing } from './combat.js';
+import { pushEid } from './eid-list.js';
 import { DAMAGE_COOLDOWN_MS, DEFAULT_NAME, MAX_HEALTH, START_LEVEL, TILE_SIZE } from './constants.js';
 import { markForIndex, unlinkFromGrid } from './grid.js';
 import { createRemoteTrack } from './pose.js';
@@ -151,7 +152,7 @@ export function startSwing(world: GameWorld, eid: number): boolean {
   if (world.vitals.defeated[eid] || c.swinging[eid]) return false;
   c.swinging[eid] = 1;
   c.swingStart[eid] = world.time;
-  world.attackers.push(eid);
+  pushEid(world.attackers, eid);
   pushSwing(world.swingers, eid, world.time);
   return true;
 }

@@ -11,6 +11,7 @@
  */
 import { COMBAT_RANGE } from './constants.js';
 import { GRID_CELL, INLINE_SLOTS, KEY_BITS, KEY_MASK, KEY_OFFSET, NO_CELL, OVERFLOW_HEAD, bucketOf, type SpatialGrid } from './grid.js';
+import { createEidList, resizeEidList, type EidList } from './eid-list.js';
 import type { GameWorld } from './world.js';
 
 // Module-local copies: hot loops read these on every candidate.
@@ -63,24 +64,25 @@ function grow(array: Uint32Array, used: number): Uint32Array<ArrayBuffer> {
 
 /**
  * For each eid in `searchers`, the nearest other player within COMBAT_RANGE (inclusive) that is
- * not in the safe zone, or 0 (also for a searcher out of the grid), into `targets` at the same index.
+ * not in the safe zone, or 0 (also for a searcher out of the grid), into `targets` at the same
+ * index; `targets` takes the length of `searchers`.
  */
-export function nearestTargets(world: GameWorld, searchers: readonly number[], targets: number[]): void {
+export function nearestTargets(world: GameWorld, searchers: EidList, targets: EidList): void {
   const grid = world.grid;
   const cell = grid.cell;
   const pos = world.transform.pos;
   const safe = world.combat.safe;
-  targets.length = searchers.length;
+  resizeEidList(targets, searchers.length);
   if (runEnds.length < searchers.length) runEnds = new Uint32Array(searchers.length * 2);
   let n = 0;
   for (let i = 0; i < searchers.length; i++) {
-    const eid = searchers[i]!;
+    const eid = searchers.eids[i]!;
     if (cell[eid] !== NO_CELL) n = gather(grid, pos[2 * eid]!, pos[2 * eid + 1]!, n);
     runEnds[i] = n;
   }
   let start = 0;
   for (let i = 0; i < searchers.length; i++) {
-    const eid = searchers[i]!;
+    const eid = searchers.eids[i]!;
     const end = runEnds[i]!;
     const ax = pos[2 * eid]!;
     const ay = pos[2 * eid + 1]!;
@@ -98,19 +100,20 @@ export function nearestTargets(world: GameWorld, searchers: readonly number[], t
         bestSq = dSq;
       }
     }
-    targets[i] = best;
+    targets.eids[i] = best;
     start = end;
   }
 }
 
-const single: number[] = [0];
-const singleTarget: number[] = [];
+const single = createEidList(1);
+const singleTarget = createEidList(1);
 
 /** The nearest other player within COMBAT_RANGE (inclusive) of `eid` that is not in the safe zone, or 0. */
 export function nearestTarget(world: GameWorld, eid: number): number {
-  single[0] = eid;
+  single.eids[0] = eid;
+  single.length = 1;
   nearestTargets(world, single, singleTarget);
-  return singleTarget[0]!;
+  return singleTarget.eids[0]!;
 }
 
 /** How many other players are within COMBAT_RANGE (inclusive) of `eid`; 0 when `eid` is not indexed. */

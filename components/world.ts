@@ -5,6 +5,7 @@
 import { createWorld, type World } from 'bitecs';
 import type { GameCommand, HudFields, HudSink, Toast } from './hud.js';
 import { createEditHistory, type EditHistory } from './edit-history.js';
+import { createEidList, type EidList } from './eid-list.js';
 import type { NetQueues } from './network.js';
 import { createLook, type Look } from './appearance.js';
 import { createCombat, createSwingQueue, createVitals, type Combat, type SwingQueue, type Vitals } from './combat.js';
@@ -59,7 +60,7 @@ export interface GameData {
   inventory: Inventory;
   grid: SpatialGrid;
   /** eids whose swing started this step; combat resolves them. */
-  attackers: number[];
+  attackers: EidList;
   /** Players whose health was set to 0 or below since the last health step; it defeats them. */
   hurt: number[];
   /**
@@ -140,7 +141,7 @@ export function createGameWorld(options: WorldOptions = {}): GameWorld {
     tiles: createTileStore(),
     inventory: createInventory(),
     grid: createGrid(capacity),
-    attackers: [],
+    attackers: createEidList(),
     hurt: [],
     downed: [],
     downedRemotes: [],

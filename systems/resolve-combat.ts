@@ -1,4 +1,5 @@
 import { ATTACK_DAMAGE, DAMAGE_COOLDOWN_MS, TILE_SIZE } from '../components/constants.js';
+import { createEidList, pushEid } from '../components/eid-list.js';
 import { applyDamage } from '../components/players.js';
 import { nearestTargets } from '../components/proximity.js';
 import { pushSound } from '../components/sounds.js';
@@ -28,8 +29,8 @@ function strike(world: GameWorld, attacker: number, victim: number): void {
   });
 }
 
-const strikers: number[] = [];
-const targets: number[] = [];
+const strikers = createEidList();
+const targets = createEidList();
 
 /**
  * Resolves the swings started this step: each hits the nearest other player within 64 px
@@ -45,10 +46,10 @@ export function resolveCombat(world: GameWorld): void {
   const { safe } = world.combat;
   strikers.length = 0;
   for (let i = 0; i < attackers.length; i++) {
-    const a = attackers[i]!;
-    if (!defeated[a] && !safe[a]) strikers.push(a);
+    const a = attackers.eids[i]!;
+    if (!defeated[a] && !safe[a]) pushEid(strikers, a);
   }
   attackers.length = 0;
   nearestTargets(world, strikers, targets);
-  for (let i = 0; i < strikers.length; i++) strike(world, strikers[i]!, targets[i]!);
+  for (let i = 0; i < strikers.length; i++) strike(world, strikers.eids[i]!, targets.eids[i]!);
 }

@@ -1,6 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { GRID_CELL, NO_CELL, bucketOf, cellKey, collectCell, createGrid, linkToCell, unlinkFromGrid } from '../../../components/grid.js';
+import { GRID_CELL, NO_CELL, bucketOf, cellKey, collectCell, createGrid, isSpawnCell, linkToCell, unlinkFromGrid, type SpatialGrid } from '../../../components/grid.js';
 import { spawnSimulatedPlayer } from '../../../components/players.js';
 import { countPlayersNear, nearestTarget } from '../../../components/proximity.js';
 import { createGameWorld } from '../../../components/world.js';
@@ -82,6 +82,48 @@ test('walking across cell edges on the negative side, and to the world edge, kee
   for (let i = 0; i < 20; i++) step(w);
   assert.is(w.grid.cell[far], cellKey(Math.floor(xOf(w.transform, far) / GRID_CELL), Math.floor(yOf(w.transform, far) / GRID_CELL)));
   assert.is(w.grid.cell[far], cellKey(-1250, 1249));
+});
+
+/** The spawn members, sorted, after checking that each one's recorded index points at it. */
+const spawnMembers = (grid: SpatialGrid) => {
+  const { eids, length } = grid.spawnMembers;
+  for (let i = 0; i < length; i++) assert.is(grid.spawnIndex[eids[i]!], i);
+  return Array.from(eids.subarray(0, length)).sort((a, b) => a - b);
+};
+
+test('the spawn cells are the 2x2 cells over the safe area', () => {
+  assert.equal([cellKey(-1, -1), cellKey(0, -1), cellKey(-1, 0), cellKey(0, 0)].map(isSpawnCell), [true, true, true, true]);
+  assert.equal([cellKey(1, 0), cellKey(-2, 0), cellKey(0, 1), cellKey(0, -2), cellKey(1, 1), cellKey(-2, -2), NO_CELL].map(isSpawnCell), [false, false, false, false, false, false, false]);
+});
+
+test('players join the spawn members when linked into a spawn cell and leave when unlinked, the last one taking the place of a leaver', () => {
+  const grid = createGrid(16);
+  linkToCell(grid, 1, cellKey(0, 0));
+  linkToCell(grid, 2, cellKey(5, 0));
+  linkToCell(grid, 3, cellKey(-1, -1));
+  linkToCell(grid, 4, cellKey(0, -1));
+  assert.equal(spawnMembers(grid), [1, 3, 4]);
+  assert.is(grid.spawnIndex[2], -1);
+  unlinkFromGrid(grid, 1);
+  assert.equal(spawnMembers(grid), [3, 4]);
+  assert.is(grid.spawnIndex[1], -1);
+  unlinkFromGrid(grid, 2);
+  assert.equal(spawnMembers(grid), [3, 4]);
+});
+
+test('a player walking out of the spawn cells leaves the spawn members and joins them again walking back', () => {
+  const w = createGameWorld();
+  // Cell 0 ends at x 128: x 126 is in it, x 129 in cell 1.
+  const a = spawnSimulatedPlayer(w, { id: 'a', name: 'A', x: 126, y: 10 });
+  const b = spawnSimulatedPlayer(w, { id: 'b', name: 'B', x: 20, y: 10 });
+  step(w);
+  assert.equal(spawnMembers(w.grid), [a, b].sort((p, q) => p - q));
+  setVelocity(w.transform, a, 3, 0);
+  step(w);
+  assert.equal([w.grid.cell[a], spawnMembers(w.grid)], [cellKey(1, 0), [b]]);
+  setVelocity(w.transform, a, -3, 0);
+  step(w);
+  assert.equal([w.grid.cell[a], spawnMembers(w.grid)], [cellKey(0, 0), [a, b].sort((p, q) => p - q)]);
 });
 
 test.run();

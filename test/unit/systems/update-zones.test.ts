@@ -47,4 +47,35 @@ test('walking over the spawn edge within one grid cell changes the zone in that 
   assert.is(w.combat.safe[eid], 0);
 });
 
+test('walking over the spawn edge on the negative side within one grid cell changes the zone in that step', () => {
+  const w = createGameWorld();
+  // x -67 is tile -3 (PvP), x -64 tile -2 (safe); both lie in grid cell -1, as does y -60 (tile -2).
+  const eid = spawnSimulatedPlayer(w, { id: 'walker', x: -70, y: -60 });
+  step(w);
+  assert.equal([w.combat.safe[eid], w.grid.cell[eid]], [0, cellKey(-1, -1)]);
+  setVelocity(w.transform, eid, 3, 0);
+  step(w);
+  assert.equal([w.combat.safe[eid], w.grid.cell[eid]], [0, cellKey(-1, -1)]);
+  step(w);
+  assert.equal([w.combat.safe[eid], w.grid.cell[eid]], [1, cellKey(-1, -1)]);
+  setVelocity(w.transform, eid, -3, 0);
+  step(w);
+  assert.equal([w.combat.safe[eid], w.grid.cell[eid]], [0, cellKey(-1, -1)]);
+});
+
+test('walking from the cell east of the spawn cells into them keeps the zone and then changes it at the spawn edge', () => {
+  const w = createGameWorld();
+  // Cell 1 starts at x 128, east of the spawn cells (-1 and 0); x 125 is tile 3 (PvP) in cell 0, x 95 tile 2 (safe).
+  const eid = spawnSimulatedPlayer(w, { id: 'walker', x: 134, y: 0 });
+  step(w);
+  setVelocity(w.transform, eid, -3, 0);
+  step(w);
+  step(w);
+  assert.equal([w.combat.safe[eid], w.grid.cell[eid], w.transform.pos[2 * eid]], [0, cellKey(1, 0), 128]);
+  step(w);
+  assert.equal([w.combat.safe[eid], w.grid.cell[eid], w.transform.pos[2 * eid]], [0, cellKey(0, 0), 125]);
+  for (let i = 0; i < 10; i++) step(w);
+  assert.equal([w.combat.safe[eid], w.grid.cell[eid], w.transform.pos[2 * eid]], [1, cellKey(0, 0), 95]);
+});
+
 test.run();
