@@ -1,8 +1,8 @@
 /**
  * Live positions over Realtime broadcast on private region channels. Movement is deterministic
  * (3 px per 16 ms step), so the local player does not stream positions: it sends a pose event
- * when it starts, stops, turns, swings or enters another region, each stamped with the step it
- * happened at, plus a keyframe every POSE_KEYFRAME_STEPS steps while it walks; a player standing
+ * when it starts, stops, turns, swings or its interest centre moves to another region, each
+ * stamped with the step it happened at, plus a keyframe every POSE_KEYFRAME_STEPS steps while it walks; a player standing
  * still sends nothing. Receivers walk remote players forward from the last event
  * (components/pose.ts). A client listens to the 3x3 regions around it, so it hears only the
  * players near it.
@@ -10,21 +10,26 @@
  * Whatever the backend, a received pose is believed only from a wallet with a fresh presence
  * row and within the movement budget from its last known position (net/peers.ts), and at most
  * MAX_POSES_PER_STEP poses reach the engine per step.
+ *
+ * Region channels ask for their broadcasts in batches (`config.broadcast.batch`): the embedded
+ * server then sends each client the poses of a region gathered over a server tick as one `batch`
+ * message (server/realtime/batches.ts), so a crowd costs a client a few messages a tick instead
+ * of one per pose. Hosted Supabase ignores the option and sends each pose alone; both are taken.
  */
 import type { RealtimeChannel, SupabaseClient } from '@supabase/supabase-js';
-import type { NetEvent } from '../components/network.js';
+import { MAX_REMOTE_PLAYERS, type NetEvent } from '../components/network.js';
 import { walkVelocity } from '../components/pose.js';
 import type { Peers } from './peers.js';
-import { interestCentre, regionOf, regionTopic, topicsAround, type Region } from './regions.js';
+import { interestCentre, regionTopic, topicsAround, type Region } from './regions.js';
 
 /** Steps between two keyframes while walking: 62 steps of 16 ms, about once a second. */
 export const POSE_KEYFRAME_STEPS = 62;
 /**
  * Most poses handed to the engine between two steps; the rest of a burst is dropped (a later
- * event or keyframe supersedes it). An honest sender sends at most one a step, so this is a
- * screen of 64 players all turning in the same step.
+ * event or keyframe supersedes it). A server tick's batch holds at most one pose per sender, so
+ * this is every remote player the engine keeps turning in the same tick.
  */
-export const MAX_POSES_PER_STEP = 64;
+export const MAX_POSES_PER_STEP = MAX_REMOTE_PLAYERS;
 
 /** The local player's pose as the engine knows it. */
 export interface Pose {
@@ -51,8 +56,8 @@ export interface PosePayload {
   t: number;
 }
 
-/** The region channel options: private (authorised per topic), no echo, no acknowledgement. */
-export const REGION_CHANNEL_CONFIG = { config: { private: true, broadcast: { self: false, ack: false } } } as const;
+/** The region channel options: private (authorised per topic), no echo, no acknowledgement, batches where the server makes them. */
+export const REGION_CHANNEL_CONFIG = { config: { private: true, broadcast: { self: false, ack: false, batch: true } } } as const;
 
 const isDirection = (v: unknown): v is number => v === -1 || v === 0 || v === 1;
 const isFiniteNumber = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
@@ -78,6 +83,8 @@ export interface PoseReceiverOptions {
 export interface PoseReceiver {
   /** One broadcast payload heard on a region channel. */
   receive(payload: unknown): void;
+  /** A `batch` payload heard on a region channel: `{events: [{event, payload}, ...]}`; its `pose` events are received in order. */
+  receiveBatch(payload: unknown): void;
   /** A new engine step began: the per-step allowance starts again. */
   step(): void;
   /** Poses passed on so far. */
@@ -91,17 +98,29 @@ export function createPoseReceiver(options: PoseReceiverOptions): PoseReceiver {
   let passedThisStep = 0;
   let receivedCount = 0;
   let ignoredCount = 0;
+  function receive(payload: unknown): void {
+    if (passedThisStep >= MAX_POSES_PER_STEP) {
+      ignoredCount++;
+      return;
+    }
+    const pose = parsePose(payload);
+    if (!pose || pose.id === options.playerId) return;
+    if (!options.peers.admit(pose.id, pose.x, pose.y, options.now())) {
+      ignoredCount++;
+      return;
+    }
+    passedThisStep++;
+    receivedCount++;
+    options.emit(pose);
+  }
   return {
-    receive(payload) {
-      const pose = parsePose(payload);
-      if (!pose || pose.id === options.playerId) return;
-      if (passedThisStep >= MAX_POSES_PER_STEP || !options.peers.admit(pose.id, pose.x, pose.y, options.now())) {
-        ignoredCount++;
-        return;
+    receive,
+    receiveBatch(payload) {
+      const events = typeof payload === 'object' && payload !== null ? (payload as { events?: unknown }).events : undefined;
+      if (!Array.isArray(events)) return;
+      for (const event of events) {
+        if (typeof event === 'object' && event !== null && (event as { event?: unknown }).event === 'pose') receive((event as { payload?: unknown }).payload);
       }
-      passedThisStep++;
-      receivedCount++;
-      options.emit(pose);
     },
     step() {
       passedThisStep = 0;
@@ -146,15 +165,13 @@ export function createPoseSender(playerId: string, now: () => number) {
     return Math.hypot(pose.x - (last.x + vx * (n - last.n)), pose.y - (last.y + vy * (n - last.n))) > POSE_DRIFT_PX;
   };
   return {
-    /** The payload due at step `n` for `pose`, or null; call `sent` once it went out. */
-    due(pose: Pose, n: number): { topic: string; payload: PosePayload } | null {
+    /** The payload due at step `n` for `pose`, sent on `topic`, or null; call `sent` once it went out. */
+    due(pose: Pose, n: number, topic: string): { topic: string; payload: PosePayload } | null {
       const mx = previous ? Math.sign(pose.x - previous.x) : 0;
       const my = previous ? Math.sign(pose.y - previous.y) : 0;
       previous = { x: pose.x, y: pose.y };
       if (!pose.moving) direction = { dx: 0, dy: 0 };
       else if (mx !== 0 || my !== 0) direction = { dx: mx, dy: my };
-      const { rx, ry } = regionOf(pose.x, pose.y);
-      const topic = regionTopic(rx, ry);
       const f = Math.sign(pose.facing);
       const walking = direction.dx !== 0 || direction.dy !== 0;
       const changed =
@@ -201,15 +218,17 @@ export function createPoseChannels(db: SupabaseClient, options: PoseOptions): Po
     const channel = db
       .channel(topic, REGION_CHANNEL_CONFIG)
       .on('broadcast', { event: 'pose' }, ({ payload }) => receiver.receive(payload))
+      .on('broadcast', { event: 'batch' }, ({ payload }) => receiver.receiveBatch(payload))
       .subscribe();
     channels.set(topic, channel);
   }
 
   let centre: Region | null = null;
 
-  function follow(x: number, y: number) {
+  /** Moves the interest centre with the player, leaving and joining channels; returns the centre. */
+  function follow(x: number, y: number): Region {
     const next = interestCentre(centre, x, y);
-    if (next === centre) return;
+    if (next === centre) return next;
     centre = next;
     const wanted = new Set(topicsAround(centre));
     for (const [topic, channel] of channels) {
@@ -219,13 +238,17 @@ export function createPoseChannels(db: SupabaseClient, options: PoseOptions): Po
       }
     }
     for (const topic of wanted) if (!channels.has(topic)) join(topic);
+    return next;
   }
 
   return {
     update(pose, n) {
       receiver.step();
-      follow(pose.x, pose.y);
-      const due = sender.due(pose, n);
+      const centre = follow(pose.x, pose.y);
+      // Sent on the centre's channel, not the region the player stands in: every client that can
+      // see the player listens to it (net/regions.ts), and a walk to and fro over a border does
+      // not switch channels (each switch is a pose to send).
+      const due = sender.due(pose, n, regionTopic(centre.rx, centre.ry));
       if (!due) return;
       const channel = channels.get(due.topic);
       // Sending on a channel that is not joined would fall back to an HTTP request per pose;

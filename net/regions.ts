@@ -15,7 +15,9 @@ const REGION_PX = REGION_TILES * TILE_SIZE_PX;
 /**
  * How far (px) a player may go past its centre region's edges before the centre moves to the
  * region it is in. Anything on screen stays inside the 3x3 regions around the centre while
- * this slack plus half the view (400 px) is under a region's side (1024 px).
+ * this slack plus half the view (400 px) is under a region's side (1024 px). A player sends its
+ * poses on its centre's channel, which every player that can see it listens to while twice the
+ * slack plus half the view (912 px) is under a region's side.
  */
 export const INTEREST_SLACK_PX = 256;
 

@@ -46,6 +46,8 @@ export interface Channel {
   bindings: Binding[];
   broadcastSelf: boolean;
   broadcastAck: boolean;
+  /** Joined with `config.broadcast.batch`: broadcasts arrive gathered in batches (server/realtime/batches.ts). */
+  broadcastBatch: boolean;
   expiry: NodeJS.Timeout | null;
   /** Joined with `config.private`: authorised by the policies on realtime.messages. */
   private: boolean;

@@ -4,6 +4,7 @@ import { isJsonObject } from '../http/json.js';
 import type { ReadVerdict, WriteExtension } from './authorization.js';
 import type { Access, TableInfo } from './catalog.js';
 import type { Channel, Conn } from './channel.js';
+import type { BroadcastBatches } from './batches.js';
 import { deliverBroadcast, deliverPresenceDiff, deliverReplay } from './delivery.js';
 import type { Dispatcher } from './dispatch.js';
 import { JoinError, readBindings } from './bindings.js';
@@ -65,6 +66,8 @@ export interface Hub {
    */
   takeWalletMessage(wallet: string, count?: number): boolean;
   dispatcher: Dispatcher;
+  /** Broadcasts gathered for channels that take them in batches. */
+  batches: BroadcastBatches;
   /** The joined channels of each topic (with `realtime:`). */
   topics: Map<string, Set<Channel>>;
   /** Who is tracked on which topic. */
@@ -262,6 +265,7 @@ export function serveConnection(conn: Conn, hub: Hub): void {
       bindings: [],
       broadcastSelf: broadcast.self === true,
       broadcastAck: broadcast.ack === true,
+      broadcastBatch: broadcast.batch === true,
       expiry: null,
       private: isPrivate,
       reads,
@@ -370,7 +374,7 @@ export function serveConnection(conn: Conn, hub: Hub): void {
       return;
     }
     const key = `${channel.topic}\0${channel.wallet ?? `#${conn.id}`}\0${item.event}`;
-    deliverBroadcast(hub.topics.get(channel.topic), channel.topic, channel.private, item, key, channel.broadcastSelf ? null : channel);
+    deliverBroadcast(hub.topics.get(channel.topic), channel.topic, channel.private, item, key, channel.broadcastSelf ? null : channel, hub.batches);
     let id: string | null = null;
     if (persist && channel.private && (await mayWrite(channel, 'persistence'))) id = await hub.persist(subTopic(channel.topic), item);
     if (channel.broadcastAck) reply(conn, msg, 'ok', id === null ? {} : { id });

@@ -1,4 +1,5 @@
 import type { Channel } from './channel.js';
+import type { BroadcastBatches } from './batches.js';
 import { deliverBroadcast } from './delivery.js';
 import {
   MAX_BROADCAST_BYTES,
@@ -39,7 +40,7 @@ function describe(undelivered: Undelivered): string | null {
  * per topic, at most MAX_DATABASE_BROADCASTS_PER_SECOND overall, payloads within the broadcast
  * limit; what is dropped is logged once per drain.
  */
-export function createDatabaseBroadcaster(topics: Map<string, Set<Channel>>, log: (message: string) => void): (records: string[]) => void {
+export function createDatabaseBroadcaster(topics: Map<string, Set<Channel>>, batches: BroadcastBatches, log: (message: string) => void): (records: string[]) => void {
   const budget = new TokenBucket(MAX_DATABASE_BROADCASTS_PER_SECOND);
   return (records) => {
     // One instant per drain: the budget does not refill while a drain is being delivered.
@@ -73,7 +74,7 @@ export function createDatabaseBroadcaster(topics: Map<string, Set<Channel>>, log
       }
       perTopic.set(topic, sent + 1);
       const item = { event: message.event, payload: message.payload, binary: message.binary, meta: { id: message.id } };
-      deliverBroadcast(topics.get(topic), topic, message.private, item, `${topic}\0database\0${message.id}`, null);
+      deliverBroadcast(topics.get(topic), topic, message.private, item, `${topic}\0database\0${message.id}`, null, batches);
     }
     const summary = describe(undelivered);
     if (summary) log(`realtime: database broadcasts not delivered: ${summary}`);

@@ -1,3 +1,4 @@
+import { isBatchable, takesBatches, type BroadcastBatches } from './batches.js';
 import type { Channel } from './channel.js';
 import type { PresenceDiff } from './presence.js';
 import { encodeBinaryBroadcast, encodeText } from './protocol.js';
@@ -23,7 +24,8 @@ function textPayload(item: Broadcast): Record<string, unknown> {
  * members that were just sent the same stored message as a replay: a binary user broadcast
  * (kind 4) to 2.0.0 sockets, a text `broadcast` message to 1.0.0 sockets (which cannot take raw
  * bytes), each encoded once. `key` names the sender's stream of this event: a socket that is
- * behind keeps only its newest message per key.
+ * behind keeps only its newest message per key. Members that take batches get a batchable item
+ * through `batches` at the end of its window instead.
  */
 export function deliverBroadcast(
   members: Iterable<Channel> | undefined,
@@ -32,14 +34,19 @@ export function deliverBroadcast(
   item: Broadcast,
   key: string,
   skip: Channel | null,
+  batches: BroadcastBatches,
 ): void {
   let binary: Buffer | null = null;
   let text: Buffer | null = null;
+  let batched = false;
+  const batchable = isBatchable(item);
   const id = item.meta?.id;
   for (const member of audience(members, isPrivate, 'broadcast')) {
     if (member === skip || (id !== undefined && member.replayed.has(id))) continue;
     const target = member.conn;
-    if (target.vsn === '2.0.0') {
+    if (batchable && takesBatches(member)) {
+      batched = true;
+    } else if (target.vsn === '2.0.0') {
       binary ??= encodeBinaryBroadcast(topic, item);
       target.outbound.ephemeral(key, binary, true);
     } else if (!item.binary) {
@@ -47,6 +54,7 @@ export function deliverBroadcast(
       target.outbound.ephemeral(key, text, false);
     }
   }
+  if (batched) batches.add(topic, isPrivate, key, item, skip);
 }
 
 /**

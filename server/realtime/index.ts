@@ -4,6 +4,7 @@ import { WebSocketServer } from 'ws';
 import type { Claims, Database } from '../db/index.js';
 import { authorizeRead, authorizeSends, authorizeWrite } from './authorization.js';
 import { createReloader } from '../db/reloader.js';
+import { createBroadcastBatches } from './batches.js';
 import { handleBroadcastApi } from './broadcast-api.js';
 import { CHANGES_CHANNEL, SCHEMA_CHANNEL, captureTables, installCapture } from './capture.js';
 import { loadAccess, loadTables } from './catalog.js';
@@ -77,10 +78,11 @@ export async function attachRealtime(server: Server, deps: RealtimeDeps): Promis
   let tables = await loadTables(db);
   const accessCache = new Map<string, Promise<Access>>();
   const topics = new Map<string, Set<Channel>>();
+  const batches = createBroadcastBatches(topics);
   const dispatcher = createDispatcher(
     db,
     (error) => log(`realtime: change delivery failed: ${(error as Error).message}`),
-    createDatabaseBroadcaster(topics, log),
+    createDatabaseBroadcaster(topics, batches, log),
   );
   const stopListening = await db.listen(CHANGES_CHANNEL, () => dispatcher.wake());
   const stopWatching = await db.listen(SCHEMA_CHANNEL, () => void catalogue.run());
@@ -154,6 +156,7 @@ export async function attachRealtime(server: Server, deps: RealtimeDeps): Promis
       return access;
     },
     dispatcher,
+    batches,
     topics,
     presence: new PresenceRegistry(),
     sessionEnders: new Set(),
@@ -223,6 +226,7 @@ export async function attachRealtime(server: Server, deps: RealtimeDeps): Promis
     async close() {
       clearInterval(sweep);
       clearInterval(pruner);
+      batches.close();
       server.off('upgrade', onUpgrade);
       for (const ws of wss.clients) ws.terminate();
       await new Promise<void>((resolve) => wss.close(() => resolve()));

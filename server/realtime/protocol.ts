@@ -137,17 +137,20 @@ export function fitsBinaryBroadcast(topic: string, event: string): boolean {
  * stored message's `meta` travels as its JSON metadata.
  */
 export function encodeBinaryBroadcast(topic: string, broadcast: Broadcast): Buffer {
-  const topicBytes = Buffer.from(topic);
-  const eventBytes = Buffer.from(broadcast.event);
-  if (topicBytes.length > 255 || eventBytes.length > 255) throw new MalformedFrame('topic or event longer than 255 bytes');
   const metaBytes = broadcast.meta ? Buffer.from(JSON.stringify(broadcast.meta)) : Buffer.alloc(0);
   const body = broadcast.binary ? (broadcast.payload as Buffer) : Buffer.from(JSON.stringify(broadcast.payload ?? {}));
-  const header = Buffer.from([
-    KIND_BROADCAST,
-    topicBytes.length,
-    eventBytes.length,
-    metaBytes.length,
-    broadcast.binary ? BINARY_ENCODING : JSON_ENCODING,
-  ]);
+  return userBroadcast(topic, broadcast.event, metaBytes, broadcast.binary ? BINARY_ENCODING : JSON_ENCODING, body);
+}
+
+/** Writes a binary user broadcast (kind 4) of `event` whose payload is the JSON text `json`, without metadata. */
+export function encodeBinaryJsonBroadcast(topic: string, event: string, json: string): Buffer {
+  return userBroadcast(topic, event, Buffer.alloc(0), JSON_ENCODING, Buffer.from(json));
+}
+
+function userBroadcast(topic: string, event: string, metaBytes: Buffer, encoding: number, body: Buffer): Buffer {
+  const topicBytes = Buffer.from(topic);
+  const eventBytes = Buffer.from(event);
+  if (topicBytes.length > 255 || eventBytes.length > 255) throw new MalformedFrame('topic or event longer than 255 bytes');
+  const header = Buffer.from([KIND_BROADCAST, topicBytes.length, eventBytes.length, metaBytes.length, encoding]);
   return Buffer.concat([header, topicBytes, eventBytes, metaBytes, body]);
 }

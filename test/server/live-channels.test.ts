@@ -14,19 +14,21 @@ let server: TestServer;
 let alice: TestPlayer;
 let bob: TestPlayer;
 let carol: TestPlayer;
+let erin: TestPlayer;
 let region = 0;
 /** A region topic no other test uses. */
 const nextRegion = () => `region:${++region}:0`;
 
 test.before(async () => {
   server = await startTestServer();
-  [alice, bob, carol] = await Promise.all([signInPlayer(server), signInPlayer(server), signInPlayer(server)]);
+  [alice, bob, carol, erin] = await Promise.all([signInPlayer(server), signInPlayer(server), signInPlayer(server), signInPlayer(server)]);
   await enterAtSpawn(alice, 'Alice');
   await enterAtSpawn(bob, 'Bob');
+  await enterAtSpawn(erin, 'Erin');
 });
 
 test.after(async () => {
-  for (const p of [alice, bob, carol]) await p.client.removeAllChannels();
+  for (const p of [alice, bob, carol, erin]) await p.client.removeAllChannels();
   await server.stop();
 });
 
@@ -81,6 +83,24 @@ test("a player's pose reaches another, its id stamped with the sender's wallet w
   ]);
   await alice.client.removeChannel(sender.channel);
   await bob.client.removeChannel(listener.channel);
+});
+
+test('a channel that asks for batches hears a tick of poses as one batch, newest per sender, never its own; others hear each pose alone', async () => {
+  const topic = nextRegion();
+  const batched = { private: true, broadcast: { self: false, ack: false, batch: true } };
+  const listener = await joinChannel(bob.client, topic, batched);
+  const sender = await joinChannel(alice.client, topic, batched);
+  const single = await joinRegion(erin.client, topic);
+  for (const x of [1, 2]) assert.is(await sender.channel.send({ type: 'broadcast', event: 'pose', payload: { id: bob.address, x } }), 'ok');
+  assert.is(await sender.channel.send({ type: 'broadcast', event: 'hit', payload: { x: 3 } }), 'ok');
+  await waitFor(() => listener.heard.length > 0 && single.heard.length === 3, { message: 'the batch and the single poses' });
+  assert.equal(listener.heard, [{ events: [{ event: 'pose', payload: { id: alice.address, x: 2 } }, { event: 'hit', payload: { x: 3, id: alice.address } }] }]);
+  assert.equal(single.heard, [{ id: alice.address, x: 1 }, { id: alice.address, x: 2 }, { x: 3, id: alice.address }]);
+  // Bob's pose is a later window's: whatever Alice was sent before it, she was sent first.
+  assert.is(await listener.channel.send({ type: 'broadcast', event: 'pose', payload: { x: 4 } }), 'ok');
+  await waitFor(() => sender.heard.length > 0, { message: "Bob's batch" });
+  assert.equal(sender.heard, [{ events: [{ event: 'pose', payload: { x: 4, id: bob.address } }] }]);
+  for (const [player, joined] of [[alice, sender], [bob, listener], [erin, single]] as const) await player.client.removeChannel(joined.channel);
 });
 
 test('anon sends on a region are refused; the honest sender after it is the only one heard', async () => {

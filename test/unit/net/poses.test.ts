@@ -52,7 +52,7 @@ test('the sender sends start, turn, stop and a keyframe a second while walking; 
   const pose: Pose = { x: 0, y: 0, facing: 1, moving: false, isSwinging: false };
   const sent: Array<[number, number, number, number]> = [];
   const run = (n: number) => {
-    const due = sender.due(pose, n);
+    const due = sender.due(pose, n, n < 300 ? 'region:0:0' : 'region:1:0');
     if (due) {
       sender.sent(due.topic, due.payload);
       sent.push([n, due.payload.x, due.payload.dx, due.payload.dy]);
@@ -74,6 +74,8 @@ test('the sender sends start, turn, stop and a keyframe a second while walking; 
     // The turn resets the keyframe count: the stop comes before the next one is due.
     [201, 297, -1, 0],
     [241, 180, 0, 0],
+    // The interest centre moved: the standing player is announced on its new channel.
+    [300, 180, 0, 0],
   ]);
 });
 
@@ -115,13 +117,37 @@ test('under 5,000 poses a second the receiver passes a bounded number a step and
 
 test('a burst from real senders is cut at MAX_POSES_PER_STEP a step', () => {
   const { events, peers, rx } = receiver(() => 0);
-  for (let i = 0; i < 200; i++) peers.seen(`p${i}`, 0, 0, 0);
-  for (let i = 0; i < 200; i++) rx.receive(payload(`p${i}`, 0, 0));
+  const senders = MAX_POSES_PER_STEP + 100;
+  for (let i = 0; i < senders; i++) peers.seen(`p${i}`, 0, 0, 0);
+  for (let i = 0; i < senders; i++) rx.receive(payload(`p${i}`, 0, 0));
   assert.is(events.length, MAX_POSES_PER_STEP);
   rx.step();
-  for (let i = 0; i < 200; i++) rx.receive(payload(`p${i}`, 0, 0, 2));
+  for (let i = 0; i < senders; i++) rx.receive(payload(`p${i}`, 0, 0, 2));
   assert.is(events.length, 2 * MAX_POSES_PER_STEP);
-  assert.is(rx.ignored(), 2 * (200 - MAX_POSES_PER_STEP));
+  assert.is(rx.ignored(), 2 * 100);
+});
+
+test('a batch passes its pose events in order through the same checks; other events and malformed batches are ignored', () => {
+  const { events, peers, rx } = receiver(() => 1000);
+  peers.seen('ann', 0, 0, 1000);
+  peers.seen('bob', 500, 0, 1000);
+  rx.receiveBatch({
+    events: [
+      { event: 'pose', payload: payload('bob', 500, 0, 4) },
+      { event: 'hit', payload: payload('ann', 0, 0, 5) },
+      { event: 'pose', payload: payload('invented', 0, 0, 6) },
+      { event: 'pose', payload: payload('me', 0, 0, 7) },
+      { event: 'pose', payload: payload('ann', 2000, 0, 8) },
+      'pose',
+      null,
+      { event: 'pose', payload: payload('ann', 3, 0, 9) },
+    ],
+  });
+  rx.receiveBatch({ events: 'pose' });
+  rx.receiveBatch(null);
+  rx.receiveBatch([{ event: 'pose', payload: payload('ann', 3, 0, 10) }]);
+  assert.equal(events.map((e) => e.kind === 'playerPose' && `${e.id}@${e.step}`), ['bob@4', 'ann@9']);
+  assert.is(rx.ignored(), 2);
 });
 
 test.run();

@@ -54,6 +54,26 @@ test('everything on an 800x600 screen lies in the 3x3 regions around the interes
   }
 });
 
+test("a player on another's screen sends on a channel the other listens to: its own interest centre's", () => {
+  let watcher: Region | null = null;
+  const walkers: Array<Region | null> = [null, null, null, null];
+  // The watcher wanders over many borders; four walkers wander around it, each at the edges of
+  // its screen part of the time (corners and sides, 400x300 px away).
+  for (let i = 0; i < 4000; i++) {
+    const x = Math.round(3000 * Math.sin(i / 300)) + 7 * (i % 11);
+    const y = Math.round(2000 * Math.cos(i / 170));
+    watcher = interestCentre(watcher, x, y);
+    const heard = new Set(topicsAround(watcher));
+    walkers.forEach((centre, k) => {
+      const wx = x + Math.round(400 * Math.sin(i / (23 + 7 * k)));
+      const wy = y + Math.round(300 * Math.cos(i / (31 + 5 * k)));
+      const next = interestCentre(centre, wx, wy);
+      walkers[k] = next;
+      assert.ok(heard.has(`region:${next.rx}:${next.ry}`), `walker at (${wx}, ${wy}) sends on a channel the watcher at (${x}, ${y}) hears`);
+    });
+  }
+});
+
 test('voice volume is max(0.1, 1 - distance/500)', () => {
   assert.is(proximityVolume(0), 1);
   assert.is(proximityVolume(250), 0.5);

@@ -1,0 +1,124 @@
+/**
+ * Broadcast batches: a channel that joins with `config.broadcast.batch: true` on a 2.0.0 socket
+ * is sent the JSON broadcasts of its topic gathered over BATCH_WINDOW_MS, as one `batch`
+ * broadcast whose payload is `{events: [{event, payload}, ...]}`, instead of one message each.
+ * This is an extension of this server (hosted Supabase ignores the option and sends each
+ * broadcast alone, which clients must still take). A crowd on one screen otherwise hands every
+ * client hundreds of small messages a second, each decoded on its own.
+ *
+ * Within a window a sender's newer broadcast of an event replaces its older one (latest pose
+ * per sender wins). A channel joined without `broadcast.self` is never sent its own messages:
+ * it gets the window's batch without them, or nothing when they were all its own. A batch holds
+ * at most MAX_BATCH_EVENTS events and about MAX_BATCH_BYTES of payloads; a larger window is sent
+ * as several batches. Stored messages (with `meta`) and binary payloads are never batched.
+ */
+import type { Channel } from './channel.js';
+import { encodeBinaryJsonBroadcast, type Broadcast } from './protocol.js';
+
+/** Milliseconds a batch gathers broadcasts before it is sent: a server tick of 20 a second. */
+export const BATCH_WINDOW_MS = 50;
+/** The event name of a batch. */
+export const BATCH_EVENT = 'batch';
+/** Most events in one batch message. */
+export const MAX_BATCH_EVENTS = 256;
+/** Payload bytes after which a batch message is closed and the next one begun. */
+export const MAX_BATCH_BYTES = 64 * 1024;
+
+/** One gathered broadcast: its event and payload as JSON, and the channel that must not get it back. */
+interface Gathered {
+  json: string;
+  skip: Channel | null;
+}
+
+/** A topic's broadcasts of one privacy, gathered in the current window by sender stream. */
+interface PendingTopic {
+  topic: string;
+  isPrivate: boolean;
+  items: Map<string, Gathered>;
+}
+
+/** Whether `member` takes its broadcasts in batches. */
+export function takesBatches(member: Channel): boolean {
+  return member.broadcastBatch && member.conn.vsn === '2.0.0';
+}
+
+/** Whether `item` may travel in a batch: a JSON payload that is not a stored message. */
+export function isBatchable(item: Broadcast): boolean {
+  return !item.binary && item.meta === undefined;
+}
+
+/** The batch messages of `items` (in the order they were gathered), split at the bounds. */
+function encodeBatches(topic: string, items: Gathered[]): Buffer[] {
+  const messages: Buffer[] = [];
+  let parts: string[] = [];
+  let bytes = 0;
+  const close = () => {
+    messages.push(encodeBinaryJsonBroadcast(topic, BATCH_EVENT, `{"events":[${parts.join(',')}]}`));
+    parts = [];
+    bytes = 0;
+  };
+  for (const item of items) {
+    if (parts.length > 0 && (parts.length === MAX_BATCH_EVENTS || bytes + item.json.length > MAX_BATCH_BYTES)) close();
+    parts.push(item.json);
+    bytes += item.json.length;
+  }
+  if (parts.length > 0) close();
+  return messages;
+}
+
+/** Broadcasts waiting for the end of their window; see the module comment. */
+export interface BroadcastBatches {
+  /**
+   * Gathers `item` on `topic` (with `realtime:`) for the topic's batch-taking members of the same
+   * privacy; `key` names the sender's stream of this event, `skip` the sending channel when it
+   * did not ask for its own messages.
+   */
+  add(topic: string, isPrivate: boolean, key: string, item: Broadcast, skip: Channel | null): void;
+  /** Ends the window now: sends what is gathered (the window's timer does this). */
+  flush(): void;
+  /** Stops the window timer; what is gathered is dropped. */
+  close(): void;
+}
+
+/** Batches for the members in `topics` (the joined channels of each topic). */
+export function createBroadcastBatches(topics: ReadonlyMap<string, Set<Channel>>): BroadcastBatches {
+  const pending = new Map<string, PendingTopic>();
+  let timer: NodeJS.Timeout | null = null;
+
+  function flush(): void {
+    if (timer) clearTimeout(timer);
+    timer = null;
+    const windows = [...pending.values()];
+    pending.clear();
+    for (const { topic, isPrivate, items } of windows) {
+      const gathered = [...items.values()];
+      let shared: Buffer[] | null = null;
+      for (const member of topics.get(topic) ?? []) {
+        if (member.private !== isPrivate || !member.reads.broadcast || !takesBatches(member)) continue;
+        const own = gathered.some((item) => item.skip === member);
+        let messages: Buffer[];
+        if (own) messages = encodeBatches(topic, gathered.filter((item) => item.skip !== member));
+        else messages = shared ??= encodeBatches(topic, gathered);
+        for (let i = 0; i < messages.length; i++) member.conn.outbound.ephemeral(`${topic}\0${BATCH_EVENT}\0${i}`, messages[i]!, true);
+      }
+    }
+  }
+
+  return {
+    add(topic, isPrivate, key, item, skip) {
+      const windowKey = `${isPrivate ? 'private' : 'public'}\0${topic}`;
+      let window = pending.get(windowKey);
+      if (!window) pending.set(windowKey, (window = { topic, isPrivate, items: new Map() }));
+      // Deleted first, so a replaced stream moves to the end: the batch keeps the order of the newest messages.
+      window.items.delete(key);
+      window.items.set(key, { json: `{"event":${JSON.stringify(item.event)},"payload":${JSON.stringify(item.payload ?? {})}}`, skip });
+      timer ??= setTimeout(flush, BATCH_WINDOW_MS);
+    },
+    flush,
+    close() {
+      if (timer) clearTimeout(timer);
+      timer = null;
+      pending.clear();
+    },
+  };
+}
