@@ -24,6 +24,7 @@ import { createTestWallet, makeDataDir, removeDataDir, signInPlayer, startTestSe
 import { startHeadlessPlayer, type HeadlessPlayer } from '../test/server/headless-player.js';
 import { cpuSeconds, pssMb, serverPids } from './processes.js';
 import { percentile, pick, printHeader, round } from './stats.js';
+import { waitFor } from '../test/support/wait.js';
 
 const argument = (name: string, fallback: number) => {
   const at = process.argv.indexOf(name);
@@ -226,6 +227,14 @@ async function runCase(
       byId.set(player.address, walker);
     });
 
+    // The crowd is measured in play, not while it connects: every player's channels (its
+    // region 3x3 included, joined from its first step) are joined first.
+    const connecting = Date.now();
+    await waitFor(
+      () => walkers.every((walker) => walker.headless.session.poseTopics().length === 9 && walker.headless.player.client.getChannels().every((channel) => channel.state === 'joined')),
+      { timeout: 300_000, interval: 250, message: 'every player joined' },
+    );
+    const joinedSeconds = (Date.now() - connecting) / 1000;
     const placedAt = new Map<string, number>();
     const used = new Set<string>();
     let stepping = true;
@@ -250,22 +259,26 @@ async function runCase(
     const before = await usage(server);
     await sleep(SECONDS * 1000);
     const after = await usage(server);
+    const walked = Date.now();
     stepping = false;
     walking = false;
+    // The walkers stop where they are, as a player letting go of the keys: one stop each.
+    for (const walker of walkers) walker.headless.pose = { ...walker.headless.pose, moving: false };
     figures.rest = await reading;
     await placing;
     // Blocks still on their way get 5 s more before they count as missed.
     await sleep(5000);
     measuring = false;
-    const ran = Date.now() - began;
+    // Heard while walking: from the start of the walk to its end.
+    const ran = walked - began;
     for (const [i, heardHere] of build ? heard : []) {
       for (const walker of walkers) {
         if (walker === walkers[i]) continue;
-        const times = heardHere.get(walker.headless.player.address) ?? [];
+        const times = (heardHere.get(walker.headless.player.address) ?? []).filter((at) => at <= walked);
         figures.heardRate.push((times.length * 1000) / ran);
         let gap = times.length === 0 ? ran : times[0]! - began;
         for (let k = 1; k < times.length; k++) gap = Math.max(gap, times[k]! - times[k - 1]!);
-        figures.heardGap.push(gap);
+        figures.heardGap.push(Math.max(gap, walked - (times.at(-1) ?? began)));
       }
     }
     for (const [key, at] of placedAt) {
@@ -284,6 +297,7 @@ async function runCase(
       case: name,
       players: count,
       seconds: SECONDS,
+      joined_s: round(joinedSeconds, 1),
       pinned,
       pose_p50_ms: round(percentile(figures.poseLatency, 50), 1),
       pose_p99_ms: round(percentile(figures.poseLatency, 99), 1),
