@@ -57,6 +57,17 @@ export const KEY_BITS = 15;
 export const KEY_MASK = (1 << KEY_BITS) - 1;
 /** Added to cell coordinates so the world's cells (-1250..1249) form one unwrapped range. */
 export const KEY_OFFSET = 1 << (KEY_BITS - 1);
+// Module-local copies for the functions below, which run for every lookup and every player that
+// changes cell: optimized code reads an exported constant through its module cell, with checks, on
+// every use, but folds a module-local constant into the code.
+const BITS = KEY_BITS;
+const MASK = KEY_MASK;
+const OFFSET = KEY_OFFSET;
+const BLOCK = BLOCK_BITS;
+const MULTIPLIER_Y = HASH_Y;
+const STRIDE = BUCKET_INTS;
+const HEAD = OVERFLOW_HEAD;
+const NONE = NO_CELL;
 // The square of cells over the safe spawn area: its first cell (lowest x and y), its side in cells.
 const SPAWN_FIRST = Math.floor(SAFE_MIN / GRID_CELL);
 const SPAWN_SIDE = Math.floor((SAFE_END - 1) / GRID_CELL) - SPAWN_FIRST + 1;
@@ -115,14 +126,14 @@ export function createGrid(capacity: number): SpatialGrid {
 
 /** Key of cell (cx, cy): both coordinates offset and packed into 30 bits, never NO_CELL. */
 export function cellKey(cx: number, cy: number): number {
-  return (((cy + KEY_OFFSET) & KEY_MASK) << KEY_BITS) | ((cx + KEY_OFFSET) & KEY_MASK);
+  return (((cy + OFFSET) & MASK) << BITS) | ((cx + OFFSET) & MASK);
 }
 
 /** Whether the cell of `key` is one of the cells over the safe spawn area (NO_CELL is not). */
 export function isSpawnCell(key: number): boolean {
   // Per coordinate, the distance from the square's first cell; a coordinate below it wraps to a large value.
   const d = key - SPAWN_KEY;
-  return (d & KEY_MASK) < SPAWN_SIDE && (d >>> KEY_BITS) < SPAWN_SIDE;
+  return (d & MASK) < SPAWN_SIDE && (d >>> BITS) < SPAWN_SIDE;
 }
 
 /** Adds `eid`, which has just entered a cell over the spawn area, to the spawn members. */
@@ -148,10 +159,10 @@ export function markForIndex(grid: SpatialGrid, eid: number): void {
 
 /** Index in `buckets` of the bucket of cell `key`, in a table whose block numbers are `32 - blockShift` bits. */
 export function bucketOf(key: number, blockShift: number): number {
-  const kx = key & KEY_MASK;
-  const ky = key >>> KEY_BITS;
-  const block = Math.imul(Math.imul(ky >>> BLOCK_BITS, HASH_Y) + (kx >>> BLOCK_BITS), FIBONACCI) >>> blockShift;
-  return ((block << (2 * BLOCK_BITS)) | ((ky & BLOCK_MASK) << BLOCK_BITS) | (kx & BLOCK_MASK)) * BUCKET_INTS;
+  const kx = key & MASK;
+  const ky = key >>> BITS;
+  const block = Math.imul(Math.imul(ky >>> BLOCK, MULTIPLIER_Y) + (kx >>> BLOCK), FIBONACCI) >>> blockShift;
+  return ((block << (2 * BLOCK)) | ((ky & BLOCK_MASK) << BLOCK) | (kx & BLOCK_MASK)) * STRIDE;
 }
 
 /** Puts `eid` into the cell of `key`: into the bucket's lowest free inline slot, else onto its overflow list; joins the spawn members in a cell over the spawn area. It must not be in the grid already. */
@@ -169,12 +180,12 @@ export function linkToCell(grid: SpatialGrid, eid: number, key: number): void {
     buckets[s + 1] = key;
     grid.slot[eid] = s;
   } else {
-    const first = buckets[b + OVERFLOW_HEAD]!;
+    const first = buckets[b + HEAD]!;
     grid.slot[eid] = IN_OVERFLOW;
     grid.next[eid] = first;
     grid.prev[eid] = 0;
     if (first) grid.prev[first] = eid;
-    buckets[b + OVERFLOW_HEAD] = eid;
+    buckets[b + HEAD] = eid;
   }
   if (isSpawnCell(key)) joinSpawn(grid, eid);
 }
@@ -184,24 +195,24 @@ function detach(grid: SpatialGrid, eid: number, key: number): void {
   const { buckets } = grid;
   const s = grid.slot[eid]!;
   if (s !== IN_OVERFLOW) {
-    const b = s - (s & (BUCKET_INTS - 1));
+    const b = s - (s & (STRIDE - 1));
     buckets[s] = 0;
-    buckets[s + 1] = NO_CELL;
+    buckets[s + 1] = NONE;
     buckets[b + OCCUPANCY] = buckets[b + OCCUPANCY]! & ~(1 << ((s - b) >> 1));
     return;
   }
   const p = grid.prev[eid]!;
   const n = grid.next[eid]!;
   if (p) grid.next[p] = n;
-  else buckets[bucketOf(key, grid.blockShift) + OVERFLOW_HEAD] = n;
+  else buckets[bucketOf(key, grid.blockShift) + HEAD] = n;
   if (n) grid.prev[n] = p;
 }
 
 /** Takes `eid` out of the grid, if it is in it. */
 export function unlinkFromGrid(grid: SpatialGrid, eid: number): void {
   const key = grid.cell[eid]!;
-  if (key === NO_CELL) return;
-  grid.cell[eid] = NO_CELL;
+  if (key === NONE) return;
+  grid.cell[eid] = NONE;
   detach(grid, eid, key);
   if (isSpawnCell(key)) leaveSpawn(grid, eid);
 }
@@ -220,15 +231,15 @@ export function moveToCells(grid: SpatialGrid, eids: Uint32Array, from: Int32Arr
     const eid = eids[i]!;
     const s = slot[eid]!;
     if (s !== IN_OVERFLOW) {
-      const b = s - (s & (BUCKET_INTS - 1));
+      const b = s - (s & (STRIDE - 1));
       buckets[s] = 0;
-      buckets[s + 1] = NO_CELL;
+      buckets[s + 1] = NONE;
       buckets[b + OCCUPANCY] = buckets[b + OCCUPANCY]! & ~(1 << ((s - b) >> 1));
     } else {
       const p = prev[eid]!;
       const n = next[eid]!;
       if (p) next[p] = n;
-      else buckets[bucketOf(from[i]!, blockShift) + OVERFLOW_HEAD] = n;
+      else buckets[bucketOf(from[i]!, blockShift) + HEAD] = n;
       if (n) prev[n] = p;
     }
     const key = to[i]!;
@@ -243,12 +254,12 @@ export function moveToCells(grid: SpatialGrid, eids: Uint32Array, from: Int32Arr
       buckets[t + 1] = key;
       slot[eid] = t;
     } else {
-      const first = buckets[b + OVERFLOW_HEAD]!;
+      const first = buckets[b + HEAD]!;
       slot[eid] = IN_OVERFLOW;
       next[eid] = first;
       prev[eid] = 0;
       if (first) prev[first] = eid;
-      buckets[b + OVERFLOW_HEAD] = eid;
+      buckets[b + HEAD] = eid;
     }
     const wasSpawn = isSpawnCell(from[i]!);
     if (wasSpawn !== isSpawnCell(key)) {
@@ -265,7 +276,7 @@ export function collectCell(grid: SpatialGrid, key: number, out: number[]): void
   for (let s = b; s < b + 2 * INLINE_SLOTS; s += 2) {
     if (buckets[s + 1] === key) out.push(buckets[s]!);
   }
-  for (let e = buckets[b + OVERFLOW_HEAD]!; e !== 0; e = next[e]!) {
+  for (let e = buckets[b + HEAD]!; e !== 0; e = next[e]!) {
     if (cell[e] === key) out.push(e);
   }
 }
