@@ -6,9 +6,9 @@ import { SPAWN_RADIUS, TILE_SIZE } from './constants.js';
 export const SAFE_MIN = -SPAWN_RADIUS * TILE_SIZE;
 /** First pixel coordinate (x and y) past the safe spawn area. */
 export const SAFE_END = (SPAWN_RADIUS + 1) * TILE_SIZE;
-// Module-local copies for safeAt, which runs for every player in the cells over the spawn area each
-// step: optimized code reads an exported constant through its module cell, with checks, on every
-// use, but folds a module-local constant into the code.
+// Module-local copies for safeAt, which runs for every player in the edge cells of the spawn area
+// each step: optimized code reads an exported constant through its module cell, with checks, on
+// every use, but folds a module-local constant into the code.
 const LOW = SAFE_MIN;
 const END = SAFE_END;
 
