@@ -6,10 +6,15 @@ import { SPAWN_RADIUS, TILE_SIZE } from './constants.js';
 export const SAFE_MIN = -SPAWN_RADIUS * TILE_SIZE;
 /** First pixel coordinate (x and y) past the safe spawn area. */
 export const SAFE_END = (SPAWN_RADIUS + 1) * TILE_SIZE;
+// Module-local copies for safeAt, which runs for every player in the edge cells of the spawn area
+// each step: optimized code reads an exported constant through its module cell, with checks, on
+// every use, but folds a module-local constant into the code.
+const LOW = SAFE_MIN;
+const END = SAFE_END;
 
 /** The zone at pixel (x, y): 1 when its tile is in the spawn area (|tileX| <= 2 and |tileY| <= 2), 0 (PvP) otherwise. */
 export function safeAt(x: number, y: number): number {
-  return x >= SAFE_MIN && x < SAFE_END && y >= SAFE_MIN && y < SAFE_END ? 1 : 0;
+  return x >= LOW && x < END && y >= LOW && y < END ? 1 : 0;
 }
 
 /** Health, level and the defeated state (respawnAt is in world ms). */

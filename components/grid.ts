@@ -15,10 +15,13 @@
  * not pile up in a few buckets. Hash collisions only add candidates; readers compare a
  * candidate's cell key.
  *
- * The grid also lists the players in the cells over the safe spawn area, where a player's zone
- * can change without a change of cell, so that movement re-zones them without testing every
- * player: a test that is true for a random share of the players (those who respawned and stand
- * at spawn) is a branch the processor cannot predict.
+ * Cells are laid from the low corner (x and y) of the safe spawn area, which is wider than a cell
+ * and narrower than two: cell (0, 0) lies wholly inside it and holds the spawn point, where
+ * players respawn, and its far edges cross cells (1, 0), (0, 1) and (1, 1). Those three edge cells
+ * are the only ones where a player's zone can change without a change of cell, and the grid lists
+ * their players so that movement re-zones them without testing every player (a test that is true
+ * for a random share of the players is a branch the processor cannot predict); the crowd that
+ * stands at spawn after respawning needs no test at all.
  */
 import { SAFE_END, SAFE_MIN } from './combat.js';
 import { COMBAT_RANGE } from './constants.js';
@@ -29,6 +32,8 @@ import { createEidList, pushEid, type EidList } from './eid-list.js';
  * reaching one range around a player cover every possible hit.
  */
 export const GRID_CELL = 2 * COMBAT_RANGE;
+/** Pixel coordinate (x and y) where cell 0 starts: the low corner of the safe spawn area. */
+export const GRID_ORIGIN = SAFE_MIN;
 /** Multiplier of a block's y part in the block number. */
 export const HASH_Y = 19349663;
 /** Odd multiplier (2^32 / golden ratio) that spreads block numbers over the table's blocks. */
@@ -55,12 +60,23 @@ export const NO_CELL = -1;
 export const KEY_BITS = 15;
 /** Mask of one coordinate's part of a key. */
 export const KEY_MASK = (1 << KEY_BITS) - 1;
-/** Added to cell coordinates so the world's cells (-1250..1249) form one unwrapped range. */
+/** Added to cell coordinates so the world's cells (-1250..1250) form one unwrapped range. */
 export const KEY_OFFSET = 1 << (KEY_BITS - 1);
-// The square of cells over the safe spawn area: its first cell (lowest x and y), its side in cells.
-const SPAWN_FIRST = Math.floor(SAFE_MIN / GRID_CELL);
-const SPAWN_SIDE = Math.floor((SAFE_END - 1) / GRID_CELL) - SPAWN_FIRST + 1;
-const SPAWN_KEY = cellKey(SPAWN_FIRST, SPAWN_FIRST);
+// Module-local copies for the functions below, which run for every lookup and every player that
+// changes cell: optimized code reads an exported constant through its module cell, with checks, on
+// every use, but folds a module-local constant into the code.
+const BITS = KEY_BITS;
+const MASK = KEY_MASK;
+const OFFSET = KEY_OFFSET;
+const BLOCK = BLOCK_BITS;
+const MULTIPLIER_Y = HASH_Y;
+const STRIDE = BUCKET_INTS;
+const HEAD = OVERFLOW_HEAD;
+const NONE = NO_CELL;
+// The safe spawn area spans cells 0 and 1 on each axis (it is wider than one cell and narrower
+// than two, and starts where cell 0 does); of those 2x2 cells, (0, 0) lies wholly inside it.
+const SAFE_CELLS = Math.floor((SAFE_END - 1 - GRID_ORIGIN) / GRID_CELL) + 1;
+const INSIDE_KEY = cellKey(0, 0);
 
 /**
  * Buckets and per-eid records. A free inline slot holds eid 0 (never a bitECS entity) and key
@@ -80,10 +96,10 @@ export interface SpatialGrid {
   prev: Uint32Array;
   /** Other eids to look at next indexing step: spawned, defeated, back, or placed by interpolation. */
   dirty: number[];
-  /** The players in the cells over the safe spawn area, in no particular order. */
-  spawnMembers: EidList;
-  /** Per eid: its index in spawnMembers, -1 while it is not there. */
-  spawnIndex: Int32Array;
+  /** The players in the edge cells of the safe spawn area, in no particular order. */
+  edgeMembers: EidList;
+  /** Per eid: its index in edgeMembers, -1 while it is not there. */
+  edgeIndex: Int32Array;
 }
 
 /** An empty grid for eids up to `capacity`. */
@@ -108,32 +124,32 @@ export function createGrid(capacity: number): SpatialGrid {
     next: new Uint32Array(size),
     prev: new Uint32Array(size),
     dirty: [],
-    spawnMembers: createEidList(),
-    spawnIndex: new Int32Array(size).fill(-1),
+    edgeMembers: createEidList(),
+    edgeIndex: new Int32Array(size).fill(-1),
   };
 }
 
 /** Key of cell (cx, cy): both coordinates offset and packed into 30 bits, never NO_CELL. */
 export function cellKey(cx: number, cy: number): number {
-  return (((cy + KEY_OFFSET) & KEY_MASK) << KEY_BITS) | ((cx + KEY_OFFSET) & KEY_MASK);
+  return (((cy + OFFSET) & MASK) << BITS) | ((cx + OFFSET) & MASK);
 }
 
-/** Whether the cell of `key` is one of the cells over the safe spawn area (NO_CELL is not). */
-export function isSpawnCell(key: number): boolean {
-  // Per coordinate, the distance from the square's first cell; a coordinate below it wraps to a large value.
-  const d = key - SPAWN_KEY;
-  return (d & KEY_MASK) < SPAWN_SIDE && (d >>> KEY_BITS) < SPAWN_SIDE;
+/** Whether the cell of `key` is one of the edge cells of the safe spawn area, which its edge crosses (NO_CELL is not). */
+export function isEdgeCell(key: number): boolean {
+  // Per coordinate, the distance from cell 0; a coordinate below it wraps to a large value.
+  const d = key - INSIDE_KEY;
+  return (d & MASK) < SAFE_CELLS && (d >>> BITS) < SAFE_CELLS && key !== INSIDE_KEY;
 }
 
-/** Adds `eid`, which has just entered a cell over the spawn area, to the spawn members. */
-function joinSpawn(grid: SpatialGrid, eid: number): void {
-  grid.spawnIndex[eid] = grid.spawnMembers.length;
-  pushEid(grid.spawnMembers, eid);
+/** Adds `eid`, which has just entered an edge cell, to the edge members. */
+function joinEdge(grid: SpatialGrid, eid: number): void {
+  grid.edgeIndex[eid] = grid.edgeMembers.length;
+  pushEid(grid.edgeMembers, eid);
 }
 
-/** Takes `eid`, which has just left the cells over the spawn area, out of the spawn members: the last member takes its place. */
-function leaveSpawn(grid: SpatialGrid, eid: number): void {
-  const { spawnMembers: members, spawnIndex: index } = grid;
+/** Takes `eid`, which has just left the edge cells, out of the edge members: the last member takes its place. */
+function leaveEdge(grid: SpatialGrid, eid: number): void {
+  const { edgeMembers: members, edgeIndex: index } = grid;
   const i = index[eid]!;
   const last = members.eids[--members.length]!;
   members.eids[i] = last;
@@ -148,13 +164,13 @@ export function markForIndex(grid: SpatialGrid, eid: number): void {
 
 /** Index in `buckets` of the bucket of cell `key`, in a table whose block numbers are `32 - blockShift` bits. */
 export function bucketOf(key: number, blockShift: number): number {
-  const kx = key & KEY_MASK;
-  const ky = key >>> KEY_BITS;
-  const block = Math.imul(Math.imul(ky >>> BLOCK_BITS, HASH_Y) + (kx >>> BLOCK_BITS), FIBONACCI) >>> blockShift;
-  return ((block << (2 * BLOCK_BITS)) | ((ky & BLOCK_MASK) << BLOCK_BITS) | (kx & BLOCK_MASK)) * BUCKET_INTS;
+  const kx = key & MASK;
+  const ky = key >>> BITS;
+  const block = Math.imul(Math.imul(ky >>> BLOCK, MULTIPLIER_Y) + (kx >>> BLOCK), FIBONACCI) >>> blockShift;
+  return ((block << (2 * BLOCK)) | ((ky & BLOCK_MASK) << BLOCK) | (kx & BLOCK_MASK)) * STRIDE;
 }
 
-/** Puts `eid` into the cell of `key`: into the bucket's lowest free inline slot, else onto its overflow list; joins the spawn members in a cell over the spawn area. It must not be in the grid already. */
+/** Puts `eid` into the cell of `key`: into the bucket's lowest free inline slot, else onto its overflow list; joins the edge members in an edge cell. It must not be in the grid already. */
 export function linkToCell(grid: SpatialGrid, eid: number, key: number): void {
   const { buckets } = grid;
   const b = bucketOf(key, grid.blockShift);
@@ -169,14 +185,14 @@ export function linkToCell(grid: SpatialGrid, eid: number, key: number): void {
     buckets[s + 1] = key;
     grid.slot[eid] = s;
   } else {
-    const first = buckets[b + OVERFLOW_HEAD]!;
+    const first = buckets[b + HEAD]!;
     grid.slot[eid] = IN_OVERFLOW;
     grid.next[eid] = first;
     grid.prev[eid] = 0;
     if (first) grid.prev[first] = eid;
-    buckets[b + OVERFLOW_HEAD] = eid;
+    buckets[b + HEAD] = eid;
   }
-  if (isSpawnCell(key)) joinSpawn(grid, eid);
+  if (isEdgeCell(key)) joinEdge(grid, eid);
 }
 
 /** Takes `eid` out of the bucket of cell `key`, where it is; leaves `cell` to the caller. */
@@ -184,32 +200,32 @@ function detach(grid: SpatialGrid, eid: number, key: number): void {
   const { buckets } = grid;
   const s = grid.slot[eid]!;
   if (s !== IN_OVERFLOW) {
-    const b = s - (s & (BUCKET_INTS - 1));
+    const b = s - (s & (STRIDE - 1));
     buckets[s] = 0;
-    buckets[s + 1] = NO_CELL;
+    buckets[s + 1] = NONE;
     buckets[b + OCCUPANCY] = buckets[b + OCCUPANCY]! & ~(1 << ((s - b) >> 1));
     return;
   }
   const p = grid.prev[eid]!;
   const n = grid.next[eid]!;
   if (p) grid.next[p] = n;
-  else buckets[bucketOf(key, grid.blockShift) + OVERFLOW_HEAD] = n;
+  else buckets[bucketOf(key, grid.blockShift) + HEAD] = n;
   if (n) grid.prev[n] = p;
 }
 
 /** Takes `eid` out of the grid, if it is in it. */
 export function unlinkFromGrid(grid: SpatialGrid, eid: number): void {
   const key = grid.cell[eid]!;
-  if (key === NO_CELL) return;
-  grid.cell[eid] = NO_CELL;
+  if (key === NONE) return;
+  grid.cell[eid] = NONE;
   detach(grid, eid, key);
-  if (isSpawnCell(key)) leaveSpawn(grid, eid);
+  if (isEdgeCell(key)) leaveEdge(grid, eid);
 }
 
 /**
  * Moves each of the first `count` players in `eids` from the bucket of cell `from[i]`, where it
  * is, into the bucket of cell `to[i]`, as detach and then linkToCell would (joining or leaving
- * the spawn members as it enters or leaves the cells over the spawn area); their cell records
+ * the edge members as it enters or leaves the edge cells); their cell records
  * must already read `to[i]` (movement writes them while they are at hand). One loop over the
  * grid's arrays, read once, with both steps written out: calling the two helpers here measured
  * about a sixth slower at a million players.
@@ -220,15 +236,15 @@ export function moveToCells(grid: SpatialGrid, eids: Uint32Array, from: Int32Arr
     const eid = eids[i]!;
     const s = slot[eid]!;
     if (s !== IN_OVERFLOW) {
-      const b = s - (s & (BUCKET_INTS - 1));
+      const b = s - (s & (STRIDE - 1));
       buckets[s] = 0;
-      buckets[s + 1] = NO_CELL;
+      buckets[s + 1] = NONE;
       buckets[b + OCCUPANCY] = buckets[b + OCCUPANCY]! & ~(1 << ((s - b) >> 1));
     } else {
       const p = prev[eid]!;
       const n = next[eid]!;
       if (p) next[p] = n;
-      else buckets[bucketOf(from[i]!, blockShift) + OVERFLOW_HEAD] = n;
+      else buckets[bucketOf(from[i]!, blockShift) + HEAD] = n;
       if (n) prev[n] = p;
     }
     const key = to[i]!;
@@ -243,17 +259,17 @@ export function moveToCells(grid: SpatialGrid, eids: Uint32Array, from: Int32Arr
       buckets[t + 1] = key;
       slot[eid] = t;
     } else {
-      const first = buckets[b + OVERFLOW_HEAD]!;
+      const first = buckets[b + HEAD]!;
       slot[eid] = IN_OVERFLOW;
       next[eid] = first;
       prev[eid] = 0;
       if (first) prev[first] = eid;
-      buckets[b + OVERFLOW_HEAD] = eid;
+      buckets[b + HEAD] = eid;
     }
-    const wasSpawn = isSpawnCell(from[i]!);
-    if (wasSpawn !== isSpawnCell(key)) {
-      if (wasSpawn) leaveSpawn(grid, eid);
-      else joinSpawn(grid, eid);
+    const wasEdge = isEdgeCell(from[i]!);
+    if (wasEdge !== isEdgeCell(key)) {
+      if (wasEdge) leaveEdge(grid, eid);
+      else joinEdge(grid, eid);
     }
   }
 }
@@ -265,7 +281,7 @@ export function collectCell(grid: SpatialGrid, key: number, out: number[]): void
   for (let s = b; s < b + 2 * INLINE_SLOTS; s += 2) {
     if (buckets[s + 1] === key) out.push(buckets[s]!);
   }
-  for (let e = buckets[b + OVERFLOW_HEAD]!; e !== 0; e = next[e]!) {
+  for (let e = buckets[b + HEAD]!; e !== 0; e = next[e]!) {
     if (cell[e] === key) out.push(e);
   }
 }

@@ -10,13 +10,15 @@
  * cache misses instead of waiting for a bucket, then a position, swing after swing.
  */
 import { COMBAT_RANGE } from './constants.js';
-import { GRID_CELL, INLINE_SLOTS, KEY_BITS, KEY_MASK, KEY_OFFSET, NO_CELL, OVERFLOW_HEAD, bucketOf, type SpatialGrid } from './grid.js';
+import { GRID_CELL, GRID_ORIGIN, INLINE_SLOTS, KEY_BITS, KEY_MASK, KEY_OFFSET, NO_CELL, OVERFLOW_HEAD, bucketOf, type SpatialGrid } from './grid.js';
 import { createEidList, resizeEidList, type EidList } from './eid-list.js';
 import type { GameWorld } from './world.js';
 
 // Module-local copies: hot loops read these on every candidate.
 const RANGE = COMBAT_RANGE;
 const RANGE_SQ = RANGE * RANGE;
+// Subtracted from a player's position: the low corner of the box one range around it, measured from the grid origin.
+const LOW = RANGE + GRID_ORIGIN;
 const INV_CELL = 1 / GRID_CELL;
 const OFFSET = KEY_OFFSET;
 const BITS = KEY_BITS;
@@ -31,8 +33,8 @@ let runEnds = new Uint32Array(256);
 /** Appends the players of the 2x2 cells around (ax, ay) to `candidates` from index `n`; returns the new length. */
 function gather(grid: SpatialGrid, ax: number, ay: number, n: number): number {
   const { buckets, cell, next, blockShift } = grid;
-  const kx = Math.floor((ax - RANGE) * INV_CELL) + OFFSET;
-  const ky = Math.floor((ay - RANGE) * INV_CELL) + OFFSET;
+  const kx = Math.floor((ax - LOW) * INV_CELL) + OFFSET;
+  const ky = Math.floor((ay - LOW) * INV_CELL) + OFFSET;
   for (let oy = ky; oy <= ky + 1; oy++) {
     const row = (oy & MASK) << BITS;
     for (let ox = kx; ox <= kx + 1; ox++) {

@@ -1,9 +1,10 @@
 import { safeAt } from '../components/combat.js';
-import { GRID_CELL, KEY_BITS, KEY_MASK, KEY_OFFSET, NO_CELL, linkToCell, unlinkFromGrid } from '../components/grid.js';
+import { GRID_CELL, GRID_ORIGIN, KEY_BITS, KEY_MASK, KEY_OFFSET, NO_CELL, linkToCell, unlinkFromGrid } from '../components/grid.js';
 import type { GameWorld } from '../components/world.js';
 
 // Module-local copies of the key layout (components/grid.ts cellKey).
 const INV_CELL = 1 / GRID_CELL;
+const ORIGIN = GRID_ORIGIN;
 const BITS = KEY_BITS;
 const MASK = KEY_MASK;
 const OFFSET = KEY_OFFSET;
@@ -30,7 +31,7 @@ export function indexPlayers(world: GameWorld): void {
     }
     const x = pos[2 * e]!;
     const y = pos[2 * e + 1]!;
-    const key = (((Math.floor(y * INV_CELL) + OFFSET) & MASK) << BITS) | ((Math.floor(x * INV_CELL) + OFFSET) & MASK);
+    const key = (((Math.floor((y - ORIGIN) * INV_CELL) + OFFSET) & MASK) << BITS) | ((Math.floor((x - ORIGIN) * INV_CELL) + OFFSET) & MASK);
     safe[e] = safeAt(x, y);
     if (key === old) continue;
     if (old !== NONE) unlinkFromGrid(grid, e);

@@ -1,7 +1,7 @@
 import { asBuffer, query } from 'bitecs';
 import { WORLD_MAX_X, WORLD_MAX_Y, WORLD_MIN_X, WORLD_MIN_Y } from '../components/constants.js';
 import { safeAt } from '../components/combat.js';
-import { GRID_CELL, KEY_BITS, KEY_OFFSET, NO_CELL, moveToCells } from '../components/grid.js';
+import { GRID_CELL, GRID_ORIGIN, KEY_BITS, KEY_OFFSET, NO_CELL, moveToCells } from '../components/grid.js';
 import type { GameWorld } from '../components/world.js';
 
 const MIN_X = WORLD_MIN_X;
@@ -9,11 +9,11 @@ const MAX_X = WORLD_MAX_X;
 const MIN_Y = WORLD_MIN_Y;
 const MAX_Y = WORLD_MAX_Y;
 // The cell key of components/grid.ts cellKey, computed inline for every player. Shifted by the
-// key offset in pixels, every position inside the world is positive, so truncating with `| 0`
-// is Math.floor (and cheaper), and the cell coordinates stay within KEY_MASK.
+// grid origin and the key offset in pixels, every position inside the world is positive, so
+// truncating with `| 0` is Math.floor (and cheaper), and the cell coordinates stay within KEY_MASK.
 const INV_CELL = 1 / GRID_CELL;
 const BITS = KEY_BITS;
-const OFFSET_PX = KEY_OFFSET * GRID_CELL;
+const OFFSET_PX = KEY_OFFSET * GRID_CELL - GRID_ORIGIN;
 const NONE = NO_CELL;
 
 /** Scratch of moveAll: the players whose cell changed, with their old and new cell. */
@@ -63,11 +63,11 @@ function moveAll(eids: Uint32Array, pos: Float32Array, next: Float32Array, vel: 
 }
 
 /**
- * Sets the zone of every player in the cells over the spawn area, where it can change without a
- * change of cell; the grid lists them (components/grid.ts), so the streaming pass tests no one.
+ * Sets the zone of every player in the edge cells of the spawn area, where it can change without
+ * a change of cell; the grid lists them (components/grid.ts), so the streaming pass tests no one.
  */
-function rezoneSpawnMembers(world: GameWorld): void {
-  const { eids, length } = world.grid.spawnMembers;
+function rezoneEdgeMembers(world: GameWorld): void {
+  const { eids, length } = world.grid.edgeMembers;
   const pos = world.transform.pos;
   const safe = world.combat.safe;
   for (let i = 0; i < length; i++) {
@@ -99,5 +99,5 @@ export function movePlayers(world: GameWorld): void {
   // After the streaming pass rather than inside it: each move touches two buckets anywhere in
   // the table, and a short loop that reads nothing else lets the processor overlap those misses.
   moveToCells(grid, movers, fromCell, toCell, count);
-  rezoneSpawnMembers(world);
+  rezoneEdgeMembers(world);
 }

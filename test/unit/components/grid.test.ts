@@ -1,6 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { GRID_CELL, NO_CELL, bucketOf, cellKey, collectCell, createGrid, isSpawnCell, linkToCell, unlinkFromGrid, type SpatialGrid } from '../../../components/grid.js';
+import { GRID_CELL, GRID_ORIGIN, NO_CELL, bucketOf, cellKey, collectCell, createGrid, isEdgeCell, linkToCell, unlinkFromGrid, type SpatialGrid } from '../../../components/grid.js';
 import { spawnSimulatedPlayer } from '../../../components/players.js';
 import { countPlayersNear, nearestTarget } from '../../../components/proximity.js';
 import { createGameWorld } from '../../../components/world.js';
@@ -47,7 +47,7 @@ test('cells that share a bucket keep their players apart', () => {
 
 test('lookups reach across cell edges, count overflowing cells, and break ties by the lower eid', () => {
   const w = createGameWorld();
-  const x0 = 20 * GRID_CELL;
+  const x0 = GRID_ORIGIN + 20 * GRID_CELL;
   const a = spawnSimulatedPlayer(w, { id: 'a', name: 'A', x: x0 - 1, y: x0 - 1 });
   const right = spawnSimulatedPlayer(w, { id: 'r', name: 'R', x: x0 + 39, y: x0 - 1 });
   const left = spawnSimulatedPlayer(w, { id: 'l', name: 'L', x: x0 - 41, y: x0 - 1 });
@@ -61,69 +61,72 @@ test('lookups reach across cell edges, count overflowing cells, and break ties b
 
 test('a player walking over a cell edge is found in its new cell', () => {
   const w = createGameWorld();
-  const edge = 30 * GRID_CELL;
+  const edge = GRID_ORIGIN + 30 * GRID_CELL;
   const a = spawnSimulatedPlayer(w, { id: 'a', name: 'A', x: edge - 2, y: 100 });
   const b = spawnSimulatedPlayer(w, { id: 'b', name: 'B', x: edge + 60, y: 100 });
   setVelocity(w.transform, a, 3, 0);
   step(w);
-  assert.is(w.grid.cell[a], cellKey(30, 0));
+  assert.is(w.grid.cell[a], cellKey(30, 1));
   assert.is(nearestTarget(w, b), a);
-  assert.is(w.grid.cell[b], cellKey(30, 0));
+  assert.is(w.grid.cell[b], cellKey(30, 1));
 });
 
-test('walking across cell edges on the negative side, and to the world edge, keeps the cell of floor(x / 128)', () => {
+test('walking across cell edges on the negative side, and to the world edge, keeps the cell of floor((x - GRID_ORIGIN) / 128)', () => {
   const w = createGameWorld();
-  const a = spawnSimulatedPlayer(w, { id: 'a', name: 'A', x: -2 * GRID_CELL + 1, y: -GRID_CELL + 1 });
+  const a = spawnSimulatedPlayer(w, { id: 'a', name: 'A', x: GRID_ORIGIN - 2 * GRID_CELL + 1, y: GRID_ORIGIN - GRID_CELL + 1 });
   setVelocity(w.transform, a, -3, -3);
   step(w);
-  assert.is(w.grid.cell[a], cellKey(-3, -2), 'x -258 is in cell -3, y -130 in cell -2');
+  assert.is(w.grid.cell[a], cellKey(-3, -2), 'x -322 is in cell -3, y -194 in cell -2');
   const far = spawnSimulatedPlayer(w, { id: 'far', name: 'Far', x: -159_980, y: 159_980 });
   setVelocity(w.transform, far, -3, 3);
   for (let i = 0; i < 20; i++) step(w);
-  assert.is(w.grid.cell[far], cellKey(Math.floor(xOf(w.transform, far) / GRID_CELL), Math.floor(yOf(w.transform, far) / GRID_CELL)));
-  assert.is(w.grid.cell[far], cellKey(-1250, 1249));
+  const cellOf = (v: number) => Math.floor((v - GRID_ORIGIN) / GRID_CELL);
+  assert.is(w.grid.cell[far], cellKey(cellOf(xOf(w.transform, far)), cellOf(yOf(w.transform, far))));
+  assert.is(w.grid.cell[far], cellKey(-1250, 1250));
 });
 
-/** The spawn members, sorted, after checking that each one's recorded index points at it. */
-const spawnMembers = (grid: SpatialGrid) => {
-  const { eids, length } = grid.spawnMembers;
-  for (let i = 0; i < length; i++) assert.is(grid.spawnIndex[eids[i]!], i);
+/** The edge members, sorted, after checking that each one's recorded index points at it. */
+const edgeMembers = (grid: SpatialGrid) => {
+  const { eids, length } = grid.edgeMembers;
+  for (let i = 0; i < length; i++) assert.is(grid.edgeIndex[eids[i]!], i);
   return Array.from(eids.subarray(0, length)).sort((a, b) => a - b);
 };
 
-test('the spawn cells are the 2x2 cells over the safe area', () => {
-  assert.equal([cellKey(-1, -1), cellKey(0, -1), cellKey(-1, 0), cellKey(0, 0)].map(isSpawnCell), [true, true, true, true]);
-  assert.equal([cellKey(1, 0), cellKey(-2, 0), cellKey(0, 1), cellKey(0, -2), cellKey(1, 1), cellKey(-2, -2), NO_CELL].map(isSpawnCell), [false, false, false, false, false, false, false]);
+test('cell 0 starts at the low corner of the safe area; the edge cells are the three of the 2x2 cells over it that its far edges cross', () => {
+  assert.is(GRID_ORIGIN, -64);
+  assert.equal([cellKey(1, 0), cellKey(0, 1), cellKey(1, 1)].map(isEdgeCell), [true, true, true]);
+  assert.equal([cellKey(0, 0), cellKey(-1, 0), cellKey(0, -1), cellKey(-1, -1), cellKey(2, 0), cellKey(0, 2), cellKey(2, 2), NO_CELL].map(isEdgeCell), [false, false, false, false, false, false, false, false]);
 });
 
-test('players join the spawn members when linked into a spawn cell and leave when unlinked, the last one taking the place of a leaver', () => {
+test('players join the edge members when linked into an edge cell and leave when unlinked, the last one taking the place of a leaver', () => {
   const grid = createGrid(16);
-  linkToCell(grid, 1, cellKey(0, 0));
-  linkToCell(grid, 2, cellKey(5, 0));
-  linkToCell(grid, 3, cellKey(-1, -1));
-  linkToCell(grid, 4, cellKey(0, -1));
-  assert.equal(spawnMembers(grid), [1, 3, 4]);
-  assert.is(grid.spawnIndex[2], -1);
+  linkToCell(grid, 1, cellKey(1, 0));
+  linkToCell(grid, 2, cellKey(0, 0));
+  linkToCell(grid, 3, cellKey(1, 1));
+  linkToCell(grid, 4, cellKey(0, 1));
+  assert.equal(edgeMembers(grid), [1, 3, 4]);
+  assert.is(grid.edgeIndex[2], -1);
   unlinkFromGrid(grid, 1);
-  assert.equal(spawnMembers(grid), [3, 4]);
-  assert.is(grid.spawnIndex[1], -1);
+  assert.equal(edgeMembers(grid), [3, 4]);
+  assert.is(grid.edgeIndex[1], -1);
   unlinkFromGrid(grid, 2);
-  assert.equal(spawnMembers(grid), [3, 4]);
+  assert.equal(edgeMembers(grid), [3, 4]);
 });
 
-test('a player walking out of the spawn cells leaves the spawn members and joins them again walking back', () => {
+test('a player walking out of the edge cells leaves the edge members and joins them again walking back', () => {
   const w = createGameWorld();
-  // Cell 0 ends at x 128: x 126 is in it, x 129 in cell 1.
-  const a = spawnSimulatedPlayer(w, { id: 'a', name: 'A', x: 126, y: 10 });
-  const b = spawnSimulatedPlayer(w, { id: 'b', name: 'B', x: 20, y: 10 });
+  // Cell 1 spans x 64 to 192: x 190 is in it, x 193 in cell 2. y 10 is in row 0, y 70 in row 1.
+  const a = spawnSimulatedPlayer(w, { id: 'a', name: 'A', x: 190, y: 10 });
+  const b = spawnSimulatedPlayer(w, { id: 'b', name: 'B', x: 20, y: 70 });
+  const inside = spawnSimulatedPlayer(w, { id: 'c', name: 'C', x: 20, y: 10 });
   step(w);
-  assert.equal(spawnMembers(w.grid), [a, b].sort((p, q) => p - q));
+  assert.equal([w.grid.cell[inside], edgeMembers(w.grid)], [cellKey(0, 0), [a, b].sort((p, q) => p - q)]);
   setVelocity(w.transform, a, 3, 0);
   step(w);
-  assert.equal([w.grid.cell[a], spawnMembers(w.grid)], [cellKey(1, 0), [b]]);
+  assert.equal([w.grid.cell[a], edgeMembers(w.grid)], [cellKey(2, 0), [b]]);
   setVelocity(w.transform, a, -3, 0);
   step(w);
-  assert.equal([w.grid.cell[a], spawnMembers(w.grid)], [cellKey(0, 0), [a, b].sort((p, q) => p - q)]);
+  assert.equal([w.grid.cell[a], edgeMembers(w.grid)], [cellKey(1, 0), [a, b].sort((p, q) => p - q)]);
 });
 
 test.run();

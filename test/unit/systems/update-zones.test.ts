@@ -34,48 +34,50 @@ test('both axes must be inside', () => {
 
 test('walking over the spawn edge within one grid cell changes the zone in that step', () => {
   const w = createGameWorld();
-  // x 100 is tile 3 (PvP), x 94 tile 2 (safe); both lie in grid cell 0.
+  // x 100 is tile 3 (PvP), x 94 tile 2 (safe); both lie in grid cell 1 (x 64 to 192).
   const eid = spawnSimulatedPlayer(w, { id: 'walker', x: 100, y: 0 });
   setVelocity(w.transform, eid, -3, 0);
   step(w);
-  assert.equal([w.combat.safe[eid], w.grid.cell[eid]], [0, cellKey(0, 0)]);
+  assert.equal([w.combat.safe[eid], w.grid.cell[eid]], [0, cellKey(1, 0)]);
   step(w);
-  assert.equal([w.combat.safe[eid], w.grid.cell[eid]], [1, cellKey(0, 0)]);
+  assert.equal([w.combat.safe[eid], w.grid.cell[eid]], [1, cellKey(1, 0)]);
   setVelocity(w.transform, eid, 3, 0);
   step(w);
   step(w);
   assert.is(w.combat.safe[eid], 0);
 });
 
-test('walking over the spawn edge on the negative side within one grid cell changes the zone in that step', () => {
+test('walking over the spawn edge on the negative side, where grid cell 0 starts, changes the zone in that step', () => {
   const w = createGameWorld();
-  // x -67 is tile -3 (PvP), x -64 tile -2 (safe); both lie in grid cell -1, as does y -60 (tile -2).
+  // x -67 is tile -3 (PvP) in grid cell -1, x -64 tile -2 (safe) in cell 0; y -60 (tile -2) is in row 0.
   const eid = spawnSimulatedPlayer(w, { id: 'walker', x: -70, y: -60 });
   step(w);
-  assert.equal([w.combat.safe[eid], w.grid.cell[eid]], [0, cellKey(-1, -1)]);
+  assert.equal([w.combat.safe[eid], w.grid.cell[eid]], [0, cellKey(-1, 0)]);
   setVelocity(w.transform, eid, 3, 0);
   step(w);
-  assert.equal([w.combat.safe[eid], w.grid.cell[eid]], [0, cellKey(-1, -1)]);
+  assert.equal([w.combat.safe[eid], w.grid.cell[eid]], [0, cellKey(-1, 0)]);
   step(w);
-  assert.equal([w.combat.safe[eid], w.grid.cell[eid]], [1, cellKey(-1, -1)]);
+  assert.equal([w.combat.safe[eid], w.grid.cell[eid]], [1, cellKey(0, 0)]);
   setVelocity(w.transform, eid, -3, 0);
   step(w);
-  assert.equal([w.combat.safe[eid], w.grid.cell[eid]], [0, cellKey(-1, -1)]);
+  assert.equal([w.combat.safe[eid], w.grid.cell[eid]], [0, cellKey(-1, 0)]);
 });
 
-test('walking from the cell east of the spawn cells into them keeps the zone and then changes it at the spawn edge', () => {
+test('walking from the cell east of the edge cells into them keeps the zone and then changes it at the spawn edge', () => {
   const w = createGameWorld();
-  // Cell 1 starts at x 128, east of the spawn cells (-1 and 0); x 125 is tile 3 (PvP) in cell 0, x 95 tile 2 (safe).
-  const eid = spawnSimulatedPlayer(w, { id: 'walker', x: 134, y: 0 });
+  // Cell 2 starts at x 192, east of edge cell 1; x 189 is tile 5 (PvP) in cell 1, x 96 tile 3 (PvP), x 93 tile 2 (safe).
+  const eid = spawnSimulatedPlayer(w, { id: 'walker', x: 198, y: 0 });
   step(w);
   setVelocity(w.transform, eid, -3, 0);
   step(w);
   step(w);
-  assert.equal([w.combat.safe[eid], w.grid.cell[eid], w.transform.pos[2 * eid]], [0, cellKey(1, 0), 128]);
+  assert.equal([w.combat.safe[eid], w.grid.cell[eid], w.transform.pos[2 * eid]], [0, cellKey(2, 0), 192]);
   step(w);
-  assert.equal([w.combat.safe[eid], w.grid.cell[eid], w.transform.pos[2 * eid]], [0, cellKey(0, 0), 125]);
-  for (let i = 0; i < 10; i++) step(w);
-  assert.equal([w.combat.safe[eid], w.grid.cell[eid], w.transform.pos[2 * eid]], [1, cellKey(0, 0), 95]);
+  assert.equal([w.combat.safe[eid], w.grid.cell[eid], w.transform.pos[2 * eid]], [0, cellKey(1, 0), 189]);
+  for (let i = 0; i < 31; i++) step(w);
+  assert.equal([w.combat.safe[eid], w.grid.cell[eid], w.transform.pos[2 * eid]], [0, cellKey(1, 0), 96]);
+  step(w);
+  assert.equal([w.combat.safe[eid], w.grid.cell[eid], w.transform.pos[2 * eid]], [1, cellKey(1, 0), 93]);
 });
 
 test.run();
