@@ -106,9 +106,35 @@ interface Walker {
   nextChange: number;
 }
 
+/**
+ * Latencies counted per millisecond up to a minute (later ones count as a minute): a crowd hears
+ * millions of poses, which an array of every sample would hold and sort.
+ */
+class LatencyHistogram {
+  private readonly counts = new Uint32Array(60_001);
+  private total = 0;
+
+  add(ms: number): void {
+    this.counts[Math.max(0, Math.min(60_000, Math.round(ms)))]!++;
+    this.total++;
+  }
+
+  /** The `p`-th percentile (0-100) in ms, nearest rank as bench/stats.ts; NaN when empty. */
+  percentile(p: number): number {
+    if (this.total === 0) return NaN;
+    const rank = Math.min(this.total - 1, Math.floor((p / 100) * this.total));
+    let seen = 0;
+    for (let ms = 0; ms < this.counts.length; ms++) {
+      seen += this.counts[ms]!;
+      if (seen > rank) return ms;
+    }
+    return 60_000;
+  }
+}
+
 interface Figures {
-  poseLatency: number[];
-  directionHeard: number[];
+  poseLatency: LatencyHistogram;
+  directionHeard: LatencyHistogram;
   /** Per (receiver, sender) pair: updates heard per second and the longest gap between two. */
   heardRate: number[];
   heardGap: number[];
@@ -167,17 +193,20 @@ async function runCase(
   const server = await startTestServer(dataDir);
   const pinned = cpus().length >= 2 && (await serverPids(server)).every((pid) => pin(pid, '0')) && pin(process.pid, '1');
   const figures: Figures = {
-    poseLatency: [], directionHeard: [], heardRate: [], heardGap: [], blockLatency: [],
+    poseLatency: new LatencyHistogram(), directionHeard: new LatencyHistogram(), heardRate: [], heardGap: [], blockLatency: [],
     blocksMissed: 0, blocksPlaced: 0, rest: [], disconnects: 0,
   };
   const walkers: Walker[] = [];
-  /** Per receiver index: sender id -> times heard (ms). */
-  const heard = new Map<number, Map<string, number[]>>();
+  // Per (receiver, sender) pair, at receiver * count + sender: poses heard while walking, when
+  // the last one was heard and the longest gap so far (ms), and the direction change last heard.
+  const heardCount = new Uint32Array(count * count);
+  const heardLast = new Float64Array(count * count);
+  const heardGap = new Float64Array(count * count);
+  const changeHeard = new Float64Array(count * count);
   /** Per receiver index: tile key -> when its blockSet arrived. */
   const blocksSeen = new Map<number, Map<string, number>>();
-  const byId = new Map<string, Walker>();
-  /** 'receiver:sender@changedAt' for each direction change already heard. */
-  const directionKeys = new Set<string>();
+  /** Sender index by wallet. */
+  const indexOf = new Map<string, number>();
   const refused = new Set<string>();
   /** Walkers move at each of their steps while this holds. */
   let walking = false;
@@ -187,9 +216,7 @@ async function runCase(
     const idle = await usage(server);
     await inBatches(players, 8, async (player, i) => {
       const at = start(i);
-      const heardHere = new Map<string, number[]>();
       const seenHere = new Map<string, number>();
-      heard.set(i, heardHere);
       blocksSeen.set(i, seenHere);
       const headless = await startHeadlessPlayer(server, player, {
         name: names[i]!,
@@ -204,15 +231,17 @@ async function runCase(
           if (!measuring) return;
           const now = Date.now();
           if (event.kind === 'playerPose') {
-            figures.poseLatency.push(now - event.t);
-            let times = heardHere.get(event.id);
-            if (!times) heardHere.set(event.id, (times = []));
-            times.push(now);
-            const sender = byId.get(event.id);
-            const key = sender && `${i}:${event.id}@${sender.changedAt}`;
-            if (sender && key && event.t >= sender.changedAt && !directionKeys.has(key)) {
-              directionKeys.add(key);
-              figures.directionHeard.push(now - sender.changedAt);
+            figures.poseLatency.add(now - event.t);
+            const k = indexOf.get(event.id);
+            if (k === undefined || !walking) return;
+            const pair = i * count + k;
+            heardCount[pair]!++;
+            heardGap[pair] = Math.max(heardGap[pair]!, now - (heardLast[pair] || began));
+            heardLast[pair] = now;
+            const changedAt = walkers[k]!.changedAt;
+            if (event.t >= changedAt && changeHeard[pair] !== changedAt) {
+              changeHeard[pair] = changedAt;
+              figures.directionHeard.add(now - changedAt);
             }
           } else if (event.kind === 'blockRefused') {
             refused.add(`${event.x},${event.y}`);
@@ -224,7 +253,7 @@ async function runCase(
       });
       const walker: Walker = { headless, box: box(i), direction: randomDirection(), changedAt: 0, nextChange: 0 };
       walkers[i] = walker;
-      byId.set(player.address, walker);
+      indexOf.set(player.address, i);
     });
 
     // The crowd is measured in play, not while it connects: every player's channels (its
@@ -271,14 +300,12 @@ async function runCase(
     measuring = false;
     // Heard while walking: from the start of the walk to its end.
     const ran = walked - began;
-    for (const [i, heardHere] of build ? heard : []) {
-      for (const walker of walkers) {
-        if (walker === walkers[i]) continue;
-        const times = (heardHere.get(walker.headless.player.address) ?? []).filter((at) => at <= walked);
-        figures.heardRate.push((times.length * 1000) / ran);
-        let gap = times.length === 0 ? ran : times[0]! - began;
-        for (let k = 1; k < times.length; k++) gap = Math.max(gap, times[k]! - times[k - 1]!);
-        figures.heardGap.push(Math.max(gap, walked - (times.at(-1) ?? began)));
+    for (let i = 0; build && i < count; i++) {
+      for (let k = 0; k < count; k++) {
+        if (k === i) continue;
+        const pair = i * count + k;
+        figures.heardRate.push((heardCount[pair]! * 1000) / ran);
+        figures.heardGap.push(Math.max(heardGap[pair]!, walked - (heardLast[pair] || began)));
       }
     }
     for (const [key, at] of placedAt) {
@@ -299,12 +326,12 @@ async function runCase(
       seconds: SECONDS,
       joined_s: round(joinedSeconds, 1),
       pinned,
-      pose_p50_ms: round(percentile(figures.poseLatency, 50), 1),
-      pose_p99_ms: round(percentile(figures.poseLatency, 99), 1),
+      pose_p50_ms: figures.poseLatency.percentile(50),
+      pose_p99_ms: figures.poseLatency.percentile(99),
       heard_per_s_p10: round(percentile(figures.heardRate, 10), 2),
       heard_per_s_p50: round(percentile(figures.heardRate, 50), 2),
       heard_gap_p99_ms: Math.round(percentile(figures.heardGap, 99)),
-      direction_heard_p99_ms: Math.round(percentile(figures.directionHeard, 99)),
+      direction_heard_p99_ms: figures.directionHeard.percentile(99),
       blocks_placed: figures.blocksPlaced,
       block_p99_ms: Math.round(percentile(figures.blockLatency, 99)),
       blocks_missed: figures.blocksMissed,
