@@ -1,15 +1,17 @@
 /**
  * Render benchmark: the built game in Debian's Chromium (no GPU), one player in the world at
  * spawn with 2,000 blocks built around it (every tile of the 800x600 view and beyond) and 20
- * other players walking on screen, their live poses handed to the engine at 15 Hz through the
- * page's probe hook (`window.__tesseraProbe`, see src/game/frame-probe.ts). Each animation frame
+ * other players walking on screen, their presence rows and pose events (at each turn and about
+ * once a second, as senders send them) handed to the engine through the page's probe hook (`window.__tesseraProbe`, see src/game/frame-probe.ts). Each animation frame
  * records the engine step and the drawing time. Prints JSON lines per case, "plain" and
  * "minimap+chat" (minimap open, chat panel filled with messages): frame time (step + drawing)
  * p50/p99, frames over 16.7 ms per minute, and the share of frame time spent drawing; each as
  * min/median/max over the runs. `--quick` runs shorter and fewer runs.
  */
 import { chromium, type Page } from 'playwright-core';
-import { TILE_SIZE } from '../components/constants.js';
+import { DEFAULT_APPEARANCE } from '../components/appearance-types.js';
+import { PLAYER_SPEED, STEP_MS, TILE_SIZE } from '../components/constants.js';
+import { POSE_KEYFRAME_STEPS } from '../net/poses.js';
 import { isSpawnTile } from '../components/terrain.js';
 import { CHROMIUM_ARGS } from '../test/e2e/setup.js';
 import { enterWorld } from '../test/e2e/enter-world.js';
@@ -18,7 +20,6 @@ import { percentile, pick, printHeader, spread } from './stats.js';
 
 const BLOCKS = 2_000;
 const WALKERS = 20;
-const POSE_HZ = 15;
 const SECONDS = pick(20, 4);
 const RUNS = pick(3, 2);
 const WARMUP_SECONDS = pick(3, 1);
@@ -39,19 +40,41 @@ function builtArea(): { kind: 'blockSet'; x: number; y: number; blockType: strin
   return events;
 }
 
-/** Starts the page-side walkers: each circles the local player at its own radius and speed. */
+/**
+ * Starts the page-side walkers as the network would hand them to the engine: a presence row
+ * each, then pose events as a sender sends them (net/poses.ts): at each turn and about once a
+ * second while walking. Each walks a square around the local player at the game's speed.
+ */
 async function startWalkers(page: Page): Promise<void> {
   // Plain page script: helpers the TypeScript loader adds to named functions do not exist in the page.
   await page.evaluate(`(() => {
     const probe = window.__tesseraProbe;
-    const walkers = Array.from({ length: ${WALKERS} }, (_, i) => ({ id: 'walker' + i, radius: 60 + i * 11, speed: 0.0006 + i * 0.00004, phase: i }));
+    const walkers = Array.from({ length: ${WALKERS} }, (_, i) => ({ id: 'walker' + i, side: 120 + i * 12, phase: i * 37, edge: -1, sentStep: 0 }));
+    walkers.forEach((w, i) => probe.injectNetEvent({
+      kind: 'playerUpsert', id: w.id, name: 'Walker ' + i, x: -w.side / 2, y: -w.side / 2,
+      health: 100, maxHealth: 100, level: 1, appearance: ${JSON.stringify(DEFAULT_APPEARANCE)}, isSwinging: false,
+    }));
+    const place = (w, step) => {
+      const p = (step * ${PLAYER_SPEED} + w.phase) % (4 * w.side);
+      const edge = Math.floor(p / w.side);
+      const d = p - edge * w.side;
+      const h = w.side / 2;
+      if (edge === 0) return { edge, x: -h + d, y: -h, dx: 1, dy: 0 };
+      if (edge === 1) return { edge, x: h, y: -h + d, dx: 0, dy: 1 };
+      if (edge === 2) return { edge, x: h - d, y: h, dx: -1, dy: 0 };
+      return { edge, x: -h, y: h - d, dx: 0, dy: -1 };
+    };
     window.__walkers = setInterval(() => {
       const t = performance.now();
+      const step = Math.floor(t / ${STEP_MS});
       for (const w of walkers) {
-        const a = w.phase + t * w.speed;
-        probe.injectNetEvent({ kind: 'playerPose', id: w.id, x: Math.cos(a) * w.radius, y: Math.sin(a) * w.radius * 0.7, facing: Math.sin(a) > 0 ? -1 : 1, moving: true, swinging: false, t });
+        const at = place(w, step);
+        if (at.edge === w.edge && step - w.sentStep < ${POSE_KEYFRAME_STEPS}) continue;
+        w.edge = at.edge;
+        w.sentStep = step;
+        probe.injectNetEvent({ kind: 'playerPose', id: w.id, x: at.x, y: at.y, dx: at.dx, dy: at.dy, step, facing: at.dx < 0 ? -1 : 1, moving: true, swinging: false, t });
       }
-    }, ${Math.round(1000 / POSE_HZ)});
+    }, ${STEP_MS});
   })()`);
 }
 
@@ -126,10 +149,14 @@ try {
   await startWalkers(page);
   // The world's first load from the server starts with a reset of every block, and may finish
   // after entering: the built area is handed over again until it stands.
-  await page.waitForFunction(`(() => {
-    if (window.__tessera.tileAt(-25, -20) === null) for (const ev of ${JSON.stringify(builtArea())}) window.__tesseraProbe.injectNetEvent(ev);
-    return window.__tessera.remotePlayers().length === ${WALKERS} && window.__tessera.tileAt(-25, -20) !== null;
-  })()`, undefined, { polling: 500, timeout: 60_000 });
+  await page.waitForFunction(
+    ({ area, walkers }) => {
+      if (window.__tessera!.tileAt(-25, -20) === null) for (const ev of area) window.__tesseraProbe!.injectNetEvent(ev);
+      return window.__tessera!.remotePlayers().length === walkers && window.__tessera!.tileAt(-25, -20) !== null;
+    },
+    { area: builtArea(), walkers: WALKERS },
+    { polling: 500, timeout: 60_000 },
+  );
   const me = await page.evaluate(() => window.__tessera!.localPlayer()!);
   if (Math.abs(me.x) > TILE_SIZE || Math.abs(me.y) > TILE_SIZE) throw new Error(`the player is not at spawn: ${me.x}, ${me.y}`);
   await measure(page, 'plain');
