@@ -1,11 +1,11 @@
 /**
  * A headless player: a real network session (net/) in Node whose engine side is a tile set,
- * a pose the caller moves, a step driver that calls the session every 16 ms as the engine's
- * fixed step does, and a record of what arrived. Used by the net suites and the multiplayer
+ * a pose the caller moves, a step driver that calls the session every 16 ms of real time as the
+ * engine's fixed step does, and a record of what arrived. Used by the net suites and the multiplayer
  * benchmark.
  */
 import { DEFAULT_APPEARANCE } from '../../components/appearance-types.js';
-import { STEP_MS } from '../../components/constants.js';
+import { MAX_CATCHUP_STEPS, STEP_MS } from '../../components/constants.js';
 import type { NetEvent, NetQueues } from '../../components/network.js';
 import { isWaterTile, WORLD_SEED } from '../../components/terrain.js';
 import { startSession, type Session } from '../../net/session.js';
@@ -95,10 +95,19 @@ export async function startHeadlessPlayer(server: TestServer, player: TestPlayer
     onOnlineCount: (count) => self.counts.push(count),
     onConnected: (connected) => options.onConnected?.(connected),
   });
-  // The engine's fixed step, without an engine: the session sends poses and flushes from it.
+  // The engine's fixed step, without an engine: the session sends poses and flushes from it. As
+  // the engine's loop (systems/loop.ts), real time is spent in STEP_MS steps, so a late timer
+  // (a busy process running many players) is made up for, up to MAX_CATCHUP_STEPS.
+  let last = performance.now();
+  let accumulated = 0;
   const driver = setInterval(() => {
-    options.onStep?.();
-    queues.onStep?.();
+    const now = performance.now();
+    accumulated = Math.min(accumulated + (now - last), MAX_CATCHUP_STEPS * STEP_MS);
+    last = now;
+    for (; accumulated >= STEP_MS; accumulated -= STEP_MS) {
+      options.onStep?.();
+      queues.onStep?.();
+    }
   }, STEP_MS);
   const close = self.session.close.bind(self.session);
   self.session.close = async () => {
