@@ -106,25 +106,42 @@ export function createPresence(db: SupabaseClient, options: PresenceOptions): Pr
   }
 
   let lastBeat = -Infinity;
-  let beating = false;
+  /** The upsert under way, and the one waiting for it: one at a time, so rows arrive in order. */
+  let running: Promise<void> | null = null;
+  let queued: Promise<void> | null = null;
 
-  async function heartbeat() {
+  /**
+   * Upserts the local row, after the one under way if there is one (at most one waits). Two
+   * upserts in flight at once may commit in either order, and the server's movement budget would
+   * then judge the newer position against an older one.
+   */
+  function heartbeat(): Promise<void> {
+    if (!running) {
+      running = beat().finally(() => {
+        running = null;
+      });
+      return running;
+    }
+    const next = () => {
+      queued = null;
+      return heartbeat();
+    };
+    queued ??= running.then(next, next);
+    return queued;
+  }
+
+  async function beat() {
     const row = localPlayerToRow(options.readLocal(), new Date(now()));
     const hitsBefore = options.hitsHeard();
     lastBeat = now();
-    beating = true;
-    try {
-      // The server keeps its own health and level in the row; the answer tells us what they are.
-      const { data, error } = await db.from('game_players').upsert(row, { onConflict: 'player_id' }).select('health, level').single();
-      if (error) {
-        console.error('presence heartbeat failed:', error.code, error.message);
-        return;
-      }
-      const stored = data as Pick<PlayerRow, 'health' | 'level'>;
-      emit({ kind: 'recorded', health: options.hitsHeard() === hitsBefore ? stored.health : null, level: stored.level });
-    } finally {
-      beating = false;
+    // The server keeps its own health and level in the row; the answer tells us what they are.
+    const { data, error } = await db.from('game_players').upsert(row, { onConflict: 'player_id' }).select('health, level').single();
+    if (error) {
+      console.error('presence heartbeat failed:', error.code, error.message);
+      return;
     }
+    const stored = data as Pick<PlayerRow, 'health' | 'level'>;
+    emit({ kind: 'recorded', health: options.hitsHeard() === hitsBefore ? stored.health : null, level: stored.level });
   }
 
   async function load() {
@@ -155,7 +172,7 @@ export function createPresence(db: SupabaseClient, options: PresenceOptions): Pr
     peers,
     heartbeat,
     heartbeatIfOlder(ms) {
-      if (!beating && now() - lastBeat >= ms) void heartbeat();
+      if (!running && now() - lastBeat >= ms) void heartbeat();
     },
     follow(x, y) {
       const next = interestCentre(centre, x, y);
