@@ -7,7 +7,7 @@
  * client hundreds of small messages a second, each decoded on its own.
  *
  * Within a window a sender's newer broadcast of an event replaces its older one (latest pose
- * per sender wins). A channel joined without `broadcast.self` is never sent its own messages:
+ * per sender wins), and a socket that is behind keeps only the newest batch of each topic. A channel joined without `broadcast.self` is never sent its own messages:
  * it gets the window's batch without them, or nothing when they were all its own. A batch holds
  * at most MAX_BATCH_EVENTS events and about MAX_BATCH_BYTES of payloads; a larger window is sent
  * as several batches. Stored messages (with `meta`) and binary payloads are never batched.
