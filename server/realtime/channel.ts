@@ -55,17 +55,25 @@ export interface Channel {
   reads: Record<Extension, boolean>;
   /** The wallet the read check found for the channel's claims (private channels only). */
   wallet: string | null;
-  /**
-   * The last write verdict per extension (pending while the policies are asked, so sends that
-   * arrive meanwhile wait for the same answer) and until when (performance.now()) it is reused.
-   */
-  writes: Partial<Record<WriteExtension, { allowed: Promise<boolean>; until: number }>>;
+  /** The last write verdict per extension; see {@link WriteVerdict}. */
+  writes: Partial<Record<WriteExtension, WriteVerdict>>;
   presence: PresenceSlot;
   /**
    * Ids of the stored messages replayed to the channel on join (at most MAX_REPLAY_MESSAGES):
    * the same message delivered live afterwards is not sent twice.
    */
   replayed: ReadonlySet<string>;
+}
+
+/**
+ * A write verdict of a channel: pending while the policies are asked (sends that arrive meanwhile
+ * wait for the same answer), until when (performance.now()) it is reused, and once answered,
+ * whether writing was allowed.
+ */
+export interface WriteVerdict {
+  allowed: Promise<boolean>;
+  until: number;
+  granted: boolean | null;
 }
 
 /** A channel's presence: its key, whether it asked for presence state, its tracked meta and its event window. */

@@ -3,7 +3,7 @@ import type { Claims } from '../db/index.js';
 import { isJsonObject } from '../http/json.js';
 import type { ReadVerdict, WriteExtension } from './authorization.js';
 import type { Access, TableInfo } from './catalog.js';
-import type { Channel, Conn } from './channel.js';
+import type { Channel, Conn, WriteVerdict } from './channel.js';
 import type { BroadcastBatches } from './batches.js';
 import { deliverBroadcast, deliverPresenceDiff, deliverReplay } from './delivery.js';
 import type { Dispatcher } from './dispatch.js';
@@ -339,16 +339,27 @@ export function serveConnection(conn: Conn, hub: Hub): void {
    * The channel's write verdict for `extension`, asked of the policies at most once per
    * WRITE_CHECK_MS: sends that arrive while it is asked share the one check.
    */
+  /**
+   * The channel's write verdict for `extension`, asked again once WRITE_CHECK_MS old. While a
+   * renewal is asked, a verdict that allowed writing stands for up to WRITE_CHECK_MS more, so an
+   * honest sender's messages do not wait for the database every few seconds; a refusal or a
+   * first check is waited for.
+   */
   function mayWrite(channel: Channel, extension: WriteExtension): Promise<boolean> {
     const now = performance.now();
     const known = channel.writes[extension];
     if (known && known.until > now) return known.allowed;
-    const allowed = hub.authorizeWrite(channel.claims, subTopic(channel.topic), extension).catch((error: unknown) => {
-      hub.log(`realtime: write policies of ${channel.topic} failed: ${(error as Error).message}`);
-      return false;
-    });
-    channel.writes[extension] = { allowed, until: now + WRITE_CHECK_MS };
-    return allowed;
+    const verdict: WriteVerdict = { allowed: Promise.resolve(false), until: now + WRITE_CHECK_MS, granted: null };
+    verdict.allowed = hub
+      .authorizeWrite(channel.claims, subTopic(channel.topic), extension)
+      .catch((error: unknown) => {
+        hub.log(`realtime: write policies of ${channel.topic} failed: ${(error as Error).message}`);
+        return false;
+      })
+      .then((granted) => (verdict.granted = granted));
+    channel.writes[extension] = verdict;
+    if (known?.granted === true && now < known.until + WRITE_CHECK_MS) return Promise.resolve(true);
+    return verdict.allowed;
   }
 
   /**

@@ -8,6 +8,7 @@ import * as assert from 'uvu/assert';
 import { createTestClient, signInPlayer, startTestServer, type TestPlayer, type TestServer } from './harness.js';
 import { enterAtSpawn } from './rules.js';
 import { waitFor } from '../support/wait.js';
+import { WRITE_CHECK_MS } from '../../server/realtime/limits.js';
 import { accessToken, binaryPush, joinChannel, joinRegion, rawSocket, readBroadcast, replyTo, responseOf } from './live-support.js';
 
 let server: TestServer;
@@ -172,6 +173,33 @@ test('a player whose presence row is gone may not send: its pose is dropped, a f
   assert.equal(listener.heard, [{ x: 1, id: alice.address }]);
   await dave.client.removeAllChannels();
   await alice.client.removeChannel(sender.channel);
+  await bob.client.removeChannel(listener.channel);
+});
+
+test('a sender allowed before is heard while its verdict is asked again; once the renewal refuses, its poses are dropped', async () => {
+  const topic = nextRegion();
+  const frank = await signInPlayer(server);
+  await enterAtSpawn(frank, 'Frank');
+  const listener = await joinRegion(bob.client, topic);
+  const sender = await joinRegion(frank.client, topic, true);
+  assert.is(await sender.channel.send({ type: 'broadcast', event: 'pose', payload: { x: 1 } }), 'ok');
+  const { error } = await frank.client.from('game_players').delete().eq('player_id', frank.address);
+  assert.is(error, null);
+  // The verdict's age, not an event: past it the next send asks the policies again.
+  await new Promise((resolve) => setTimeout(resolve, WRITE_CHECK_MS + 100));
+  assert.is(await sender.channel.send({ type: 'broadcast', event: 'pose', payload: { x: 2 } }), 'ok');
+  await waitFor(() => listener.heard.length === 2, { message: 'both poses' });
+  // A refused send gets no reply: the renewal has answered once a send times out.
+  let x = 2;
+  await waitFor(async () => (await sender.channel.send({ type: 'broadcast', event: 'pose', payload: { x: ++x } }, { timeout: 300 })) === 'timed out', {
+    timeout: 5000,
+    message: 'a refused send',
+  });
+  const after = await sender.channel.send({ type: 'broadcast', event: 'pose', payload: { x: 99 } }, { timeout: 300 });
+  assert.is(after, 'timed out');
+  assert.ok(!listener.heard.some((pose) => pose.x === 99 || pose.x === x));
+  assert.equal(listener.heard.slice(0, 2), [{ x: 1, id: frank.address }, { x: 2, id: frank.address }]);
+  await frank.client.removeAllChannels();
   await bob.client.removeChannel(listener.channel);
 });
 
