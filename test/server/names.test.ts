@@ -65,6 +65,27 @@ test('a name whose holder wrote no presence for 30 days is free again', async ()
   }
 });
 
+test("a holder's heartbeats refresh its hold at most once an hour; a hold older than that is refreshed", async () => {
+  const { beat } = rules;
+  const holder = await signInPlayer(server);
+  assert.is((await beat(holder, 0, 0, { player_name: 'Keeper' })).error, null);
+  const operator = await connectAsOperator(server);
+  try {
+    const setAge = (minutes: number) =>
+      operator.query(`update public.game_held_names set held_at = now() - make_interval(mins => $1) where player_id = $2`, [minutes, holder.address]);
+    const ageInMinutes = async () =>
+      Math.round((await operator.query<{ age: number }>(`select extract(epoch from now() - held_at) / 60 as age from public.game_held_names where player_id = $1`, [holder.address])).rows[0]!.age);
+    await setAge(30);
+    assert.is((await beat(holder, 0, 0, { player_name: 'Keeper' })).error, null);
+    assert.is(await ageInMinutes(), 30, 'held within the hour: left as it is');
+    await setAge(61);
+    assert.is((await beat(holder, 0, 0, { player_name: 'Keeper' })).error, null);
+    assert.is(await ageInMinutes(), 0, 'held longer ago: refreshed');
+  } finally {
+    await operator.end();
+  }
+});
+
 const BAD_NAMES: Array<[string, string, string]> = [
   ['a control character', 'Bell\u0007', 'Names cannot contain control characters.'],
   ['C1 control U+0085', 'Next\u0085Line', 'Names cannot contain control characters.'],
