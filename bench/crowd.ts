@@ -17,6 +17,7 @@
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { cpus, setPriority } from 'node:os';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { walkVelocity } from '../components/pose.js';
 import { isWaterTile, WORLD_SEED } from '../components/terrain.js';
 import { startDatabase } from '../server/db/index.js';
@@ -289,7 +290,10 @@ async function runCase(
     const reading = bystanderReads(server);
     const before = await usage(server);
     const loadBefore = process.cpuUsage();
+    const loadLoop = monitorEventLoopDelay({ resolution: 5 });
+    loadLoop.enable();
     await sleep(SECONDS * 1000);
+    loadLoop.disable();
     const after = await usage(server);
     const load = process.cpuUsage(loadBefore);
     const walked = Date.now();
@@ -342,6 +346,9 @@ async function runCase(
       rest_p99_ms: round(percentile(figures.rest, 99), 1),
       server_cpu_cores: round(cpuCores, 2),
       load_cpu_cores: round((load.user + load.system) / 1e6 / SECONDS, 2),
+      // How late the load's own event loop ran: what it adds to the latencies it measures.
+      load_loop_delay_p99_ms: round(loadLoop.percentile(99) / 1e6, 1),
+      load_loop_delay_max_ms: round(loadLoop.max / 1e6, 1),
       server_pss_mb: Math.round(after.pss),
       server_idle_pss_mb: Math.round(idle.pss),
       disconnects: figures.disconnects,
