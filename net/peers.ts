@@ -11,6 +11,11 @@
 export const MOVE_SLACK_PX = 96;
 /** Walking budget in pixels per ms: 3 px per 16 ms step (0.1875) plus the server's 20 % margin. */
 export const MOVE_PX_PER_MS = 0.225;
+/**
+ * How late a presence row may arrive after a pose heard since: a row is the position of its
+ * heartbeat, and under load it reaches the other players after the poses that followed it.
+ */
+export const ROW_LAG_MS = 1000;
 
 interface Peer {
   /** When its presence was last confirmed (ms). */
@@ -23,7 +28,11 @@ interface Peer {
 
 /** The known players; see the module comment. */
 export interface Peers {
-  /** A fresh presence row of `id` placed it at (x, y) at time `at` (ms). */
+  /**
+   * A fresh presence row of `id` placed it at (x, y) at time `at` (ms). The last known position
+   * becomes the row's, unless a pose heard within ROW_LAG_MS is where the player could have
+   * walked from the row in that time: the row is then an earlier point of the same walk.
+   */
   seen(id: string, x: number, y: number, at: number): void;
   /** Forgets `id`; true when it was known. */
   forget(id: string): boolean;
@@ -42,6 +51,11 @@ export function createPeers(): Peers {
   const peers = new Map<string, Peer>();
   return {
     seen(id, x, y, at) {
+      const peer = peers.get(id);
+      if (peer && at - peer.posAt <= ROW_LAG_MS && Math.hypot(x - peer.x, y - peer.y) <= MOVE_SLACK_PX + MOVE_PX_PER_MS * ROW_LAG_MS) {
+        peer.seenAt = at;
+        return;
+      }
       peers.set(id, { seenAt: at, x, y, posAt: at });
     },
     forget: (id) => peers.delete(id),

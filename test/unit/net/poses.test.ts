@@ -47,6 +47,27 @@ test('a pose beyond the movement budget from the last known position is ignored'
   assert.is(rx.ignored(), 2);
 });
 
+test('a presence row arriving after the poses that followed it does not pull the player back; a row far from what was heard does', () => {
+  let clock = 1000;
+  const { events, peers, rx } = receiver(() => clock);
+  peers.seen('ann', 0, 0, 1000);
+  clock = 1400;
+  rx.receive(payload('ann', 100, 0, 1));
+  // The row of a heartbeat sent when Ann stood at x = 40 arrives after her pose at x = 100.
+  clock = 1450;
+  peers.seen('ann', 40, 0, clock);
+  clock = 1500;
+  rx.receive(payload('ann', 160, 0, 2));
+  assert.equal(peers.position('ann'), { x: 160, y: 0 }, 'walked on from the pose, not from the late row');
+  // A row far from where she was heard is the truth: poses from the old place are now out of budget.
+  clock = 1550;
+  peers.seen('ann', 160 + MOVE_SLACK_PX + MOVE_PX_PER_MS * 1000 + 1, 0, clock);
+  clock = 1600;
+  rx.receive(payload('ann', 170, 0, 3));
+  assert.equal(events.map((e) => e.kind === 'playerPose' && e.x), [100, 160]);
+  assert.is(rx.ignored(), 1);
+});
+
 test('the sender sends start, turn, stop and a keyframe a second while walking; standing still sends nothing', () => {
   const sender = createPoseSender('me', () => 0);
   const pose: Pose = { x: 0, y: 0, facing: 1, moving: false, isSwinging: false };
