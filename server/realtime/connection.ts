@@ -336,10 +336,6 @@ export function serveConnection(conn: Conn, hub: Hub): void {
   }
 
   /**
-   * The channel's write verdict for `extension`, asked of the policies at most once per
-   * WRITE_CHECK_MS: sends that arrive while it is asked share the one check.
-   */
-  /**
    * The channel's write verdict for `extension`, asked again once WRITE_CHECK_MS old. While a
    * renewal is asked, a verdict that allowed writing stands for up to WRITE_CHECK_MS more, so an
    * honest sender's messages do not wait for the database every few seconds; a refusal or a
