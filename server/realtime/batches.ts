@@ -7,12 +7,13 @@
  * client hundreds of small messages a second, each decoded on its own.
  *
  * Within a window a sender's newer broadcast of an event replaces its older one (latest pose
- * per sender wins), and a socket that is behind keeps only the newest batch of each topic. A channel joined without `broadcast.self` is never sent its own messages:
- * it gets the window's batch without them, or nothing when they were all its own. A batch holds
- * at most MAX_BATCH_EVENTS events and about MAX_BATCH_BYTES of payloads; a larger window is sent
- * as several batches. Stored messages (with `meta`) and binary payloads are never batched.
+ * per sender wins), and a socket that is behind keeps only the newest batch of each topic. A
+ * channel joined without `broadcast.self` is never sent its own messages: it gets the window's
+ * batch without them, or nothing when they were all its own. A batch holds at most
+ * MAX_BATCH_EVENTS events and about MAX_BATCH_BYTES of payloads; a larger window is sent as
+ * several batches. Stored messages (with `meta`) and binary payloads are never batched.
  */
-import type { Channel } from './channel.js';
+import { audience, type Channel } from './channel.js';
 import { encodeBinaryJsonBroadcast, type Broadcast } from './protocol.js';
 
 /** Milliseconds a batch gathers broadcasts before it is sent: a server tick of 20 a second. */
@@ -93,8 +94,8 @@ export function createBroadcastBatches(topics: ReadonlyMap<string, Set<Channel>>
     for (const { topic, isPrivate, items } of windows) {
       const gathered = [...items.values()];
       let shared: Buffer[] | null = null;
-      for (const member of topics.get(topic) ?? []) {
-        if (member.private !== isPrivate || !member.reads.broadcast || !takesBatches(member)) continue;
+      for (const member of audience(topics.get(topic), isPrivate, 'broadcast')) {
+        if (!takesBatches(member)) continue;
         const own = gathered.some((item) => item.skip === member);
         let messages: Buffer[];
         if (own) messages = encodeBatches(topic, gathered.filter((item) => item.skip !== member));

@@ -76,6 +76,13 @@ export interface WriteVerdict {
   granted: boolean | null;
 }
 
+/** The members a topic's message of one privacy reaches: public and private channels of a topic are apart, as on hosted. */
+export function audience(members: Iterable<Channel> | undefined, isPrivate: boolean, extension: Extension): Channel[] {
+  const reached: Channel[] = [];
+  for (const member of members ?? []) if (member.private === isPrivate && member.reads[extension]) reached.push(member);
+  return reached;
+}
+
 /** A channel's presence: its key, whether it asked for presence state, its tracked meta and its event window. */
 export interface PresenceSlot {
   /** `config.presence.key` of the join, or a UUID the server chose when it was empty. */

@@ -1,15 +1,8 @@
 import { isBatchable, takesBatches, type BroadcastBatches } from './batches.js';
-import type { Channel } from './channel.js';
+import { audience, type Channel } from './channel.js';
 import type { PresenceDiff } from './presence.js';
 import { encodeBinaryBroadcast, encodeText } from './protocol.js';
 import type { Broadcast, Vsn } from './protocol.js';
-
-/** The members a topic's message of one privacy reaches: public and private channels of a topic are apart, as on hosted. */
-function audience(members: Iterable<Channel> | undefined, isPrivate: boolean, extension: 'broadcast' | 'presence'): Channel[] {
-  const reached: Channel[] = [];
-  for (const member of members ?? []) if (member.private === isPrivate && member.reads[extension]) reached.push(member);
-  return reached;
-}
 
 /** The `broadcast` message payload of a text frame: `{type, event, payload}`, and `meta` for a stored message. */
 function textPayload(item: Broadcast): Record<string, unknown> {
