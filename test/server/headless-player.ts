@@ -5,11 +5,12 @@
  * benchmark.
  */
 import { DEFAULT_APPEARANCE } from '../../components/appearance-types.js';
-import { MAX_CATCHUP_STEPS, STEP_MS } from '../../components/constants.js';
+import { STEP_MS } from '../../components/constants.js';
 import type { NetEvent, NetQueues } from '../../components/network.js';
 import { isWaterTile, WORLD_SEED } from '../../components/terrain.js';
 import { startSession, type Session } from '../../net/session.js';
 import type { SupportWorld } from '../../net/support.js';
+import { spendSteps } from '../../systems/loop.js';
 import type { TestPlayer, TestServer } from './harness.js';
 
 /** Where the player stands and how it moves (pixels). */
@@ -96,18 +97,18 @@ export async function startHeadlessPlayer(server: TestServer, player: TestPlayer
     onConnected: (connected) => options.onConnected?.(connected),
   });
   // The engine's fixed step, without an engine: the session sends poses and flushes from it. As
-  // the engine's loop (systems/loop.ts), real time is spent in STEP_MS steps, so a late timer
-  // (a busy process running many players) is made up for, up to MAX_CATCHUP_STEPS.
+  // in the engine's loop, real time is spent in STEP_MS steps, so a late timer (a busy process
+  // running many players) is made up for, up to the loop's cap.
   let last = performance.now();
   let accumulated = 0;
+  const runStep = () => {
+    options.onStep?.();
+    queues.onStep?.();
+  };
   const driver = setInterval(() => {
     const now = performance.now();
-    accumulated = Math.min(accumulated + (now - last), MAX_CATCHUP_STEPS * STEP_MS);
+    accumulated = spendSteps(accumulated, now - last, runStep);
     last = now;
-    for (; accumulated >= STEP_MS; accumulated -= STEP_MS) {
-      options.onStep?.();
-      queues.onStep?.();
-    }
   }, STEP_MS);
   const close = self.session.close.bind(self.session);
   self.session.close = async () => {
