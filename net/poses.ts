@@ -2,8 +2,8 @@
  * Live positions over Realtime broadcast on private region channels. Movement is deterministic
  * (3 px per 16 ms step), so the local player does not stream positions: it sends a pose event
  * when it starts, stops, turns, swings or its interest centre moves to another region, each
- * stamped with the step it happened at, plus a keyframe every POSE_KEYFRAME_STEPS steps while it walks; a player standing
- * still sends nothing. Receivers walk remote players forward from the last event
+ * stamped with the step it happened at, plus a keyframe every POSE_KEYFRAME_STEPS steps while it
+ * walks; a player standing still sends nothing. Receivers walk remote players forward from the last event
  * (components/pose.ts). A client listens to the 3x3 regions around it, so it hears only the
  * players near it.
  *
