@@ -72,11 +72,11 @@ function bystanderReads(server: TestServer): Promise<number[]> {
 }
 
 /** A walker's direction: -1, 0 or 1 in x and y (one of eight, never standing still). */
-function randomDirection(): { dx: number; dy: number; facing: number } {
+function randomDirection(): { dx: number; dy: number } {
   const angle = (Math.floor(Math.random() * 8) * Math.PI) / 4;
   const dx = Math.round(Math.cos(angle));
   const dy = Math.round(Math.sin(angle));
-  return { dx, dy, facing: dx < 0 ? -1 : 1 };
+  return { dx, dy };
 }
 
 /**
@@ -103,7 +103,7 @@ interface Walker {
   headless: HeadlessPlayer;
   /** Where the walker must stay (pixels). */
   box: { left: number; top: number; right: number; bottom: number };
-  direction: { dx: number; dy: number; facing: number };
+  direction: { dx: number; dy: number };
   /** When the current direction started (ms since the epoch). */
   changedAt: number;
   nextChange: number;
