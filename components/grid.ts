@@ -134,6 +134,11 @@ export function cellKey(cx: number, cy: number): number {
   return (((cy + OFFSET) & MASK) << BITS) | ((cx + OFFSET) & MASK);
 }
 
+/** Key of the cell holding pixel (x, y). */
+export function cellKeyAt(x: number, y: number): number {
+  return cellKey(Math.floor((x - GRID_ORIGIN) / GRID_CELL), Math.floor((y - GRID_ORIGIN) / GRID_CELL));
+}
+
 /** Whether the cell of `key` is one of the edge cells of the safe spawn area, which its edge crosses (NO_CELL is not). */
 export function isEdgeCell(key: number): boolean {
   // Per coordinate, the distance from cell 0; a coordinate below it wraps to a large value.

@@ -1,13 +1,7 @@
 import { safeAt } from '../components/combat.js';
-import { GRID_CELL, GRID_ORIGIN, KEY_BITS, KEY_MASK, KEY_OFFSET, NO_CELL, linkToCell, unlinkFromGrid } from '../components/grid.js';
+import { NO_CELL, cellKeyAt, linkToCell, unlinkFromGrid } from '../components/grid.js';
 import type { GameWorld } from '../components/world.js';
 
-// Module-local copies of the key layout (components/grid.ts cellKey).
-const INV_CELL = 1 / GRID_CELL;
-const ORIGIN = GRID_ORIGIN;
-const BITS = KEY_BITS;
-const MASK = KEY_MASK;
-const OFFSET = KEY_OFFSET;
 const NONE = NO_CELL;
 
 /**
@@ -31,7 +25,7 @@ export function indexPlayers(world: GameWorld): void {
     }
     const x = pos[2 * e]!;
     const y = pos[2 * e + 1]!;
-    const key = (((Math.floor((y - ORIGIN) * INV_CELL) + OFFSET) & MASK) << BITS) | ((Math.floor((x - ORIGIN) * INV_CELL) + OFFSET) & MASK);
+    const key = cellKeyAt(x, y);
     safe[e] = safeAt(x, y);
     if (key === old) continue;
     if (old !== NONE) unlinkFromGrid(grid, e);
