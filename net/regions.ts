@@ -4,6 +4,11 @@
  * it hears the players near it and not the whole world. The centre follows the player with some
  * slack ({@link INTEREST_SLACK_PX}), so walking to and fro over a border does not leave and
  * rejoin channels at every crossing.
+ *
+ * Regions are centred on multiples of their side: region (0, 0) is the square around spawn.
+ * Everyone enters the world at spawn, so that is where crowds gather; centred there, a crowd
+ * on one screen around spawn lies inside one region instead of across the corner of four, and
+ * its players neither hear four channels nor move their interest centres as they mill about.
  */
 import { TILE_SIZE_PX } from './constants.js';
 
@@ -11,6 +16,8 @@ import { TILE_SIZE_PX } from './constants.js';
  * block always covers everything on screen plus a margin. */
 export const REGION_TILES = 32;
 const REGION_PX = REGION_TILES * TILE_SIZE_PX;
+/** Half a region: region (rx, ry) spans [rx * REGION_PX - HALF_REGION_PX, rx * REGION_PX + HALF_REGION_PX). */
+const HALF_REGION_PX = REGION_PX / 2;
 
 /**
  * How far (px) a player may go past its centre region's edges before the centre moves to the
@@ -27,9 +34,9 @@ export interface Region {
   ry: number;
 }
 
-/** Region coordinates of a pixel position. */
+/** Region coordinates of a pixel position (region (0, 0) is centred on spawn, see the module comment). */
 export function regionOf(x: number, y: number): { rx: number; ry: number } {
-  return { rx: Math.floor(x / REGION_PX), ry: Math.floor(y / REGION_PX) };
+  return { rx: Math.floor((x + HALF_REGION_PX) / REGION_PX), ry: Math.floor((y + HALF_REGION_PX) / REGION_PX) };
 }
 
 /** The channel name of one region. */
@@ -43,8 +50,8 @@ export function regionTopic(rx: number, ry: number): string {
  */
 export function interestCentre(previous: Region | null, x: number, y: number): Region {
   if (previous) {
-    const left = previous.rx * REGION_PX - INTEREST_SLACK_PX;
-    const top = previous.ry * REGION_PX - INTEREST_SLACK_PX;
+    const left = previous.rx * REGION_PX - HALF_REGION_PX - INTEREST_SLACK_PX;
+    const top = previous.ry * REGION_PX - HALF_REGION_PX - INTEREST_SLACK_PX;
     const side = REGION_PX + 2 * INTEREST_SLACK_PX;
     if (x >= left && x < left + side && y >= top && y < top + side) return previous;
   }

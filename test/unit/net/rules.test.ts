@@ -7,10 +7,11 @@ import { proximityVolume } from '../../../components/sounds.js';
 import { clipVolume } from '../../../net/voice.js';
 import { describeRefusal } from '../../../net/refusals.js';
 
-test('regions are 1024 px squares and the 3x3 around a player starts with its own', () => {
+test('regions are 1024 px squares centred on spawn and the 3x3 around a player starts with its own', () => {
   assert.equal(regionOf(0, 0), { rx: 0, ry: 0 });
-  assert.equal(regionOf(-1, 1023), { rx: -1, ry: 0 });
-  assert.equal(regionOf(1024, -1025), { rx: 1, ry: -2 });
+  assert.equal(regionOf(-512, 511), { rx: 0, ry: 0 }, 'region (0, 0) spans -512 to 511');
+  assert.equal(regionOf(-513, 512), { rx: -1, ry: 1 });
+  assert.equal(regionOf(1535, -1537), { rx: 1, ry: -2 });
   const topics = topicsAround(regionOf(100, 100));
   assert.is(topics.length, 9);
   assert.is(topics[0], 'region:0:0');
@@ -20,23 +21,31 @@ test('regions are 1024 px squares and the 3x3 around a player starts with its ow
 test('the interest centre stays put until the player is 256 px past its region, then moves to the region it is in', () => {
   const start = interestCentre(null, 10, 10);
   assert.equal(start, { rx: 0, ry: 0 });
-  assert.is(interestCentre(start, -256, 10), start, 'at the slack: kept');
-  assert.is(interestCentre(start, 1024 + 255, 1024 + 255), start, 'inside the slack on both axes');
-  assert.equal(interestCentre(start, -257, 10), { rx: -1, ry: 0 });
-  assert.equal(interestCentre(start, 1024 + 256, 10), { rx: 1, ry: 0 });
-  assert.equal(interestCentre(start, 5000, -5000), { rx: 4, ry: -5 }, 'a jump lands on the region it reaches');
-  // Walking to and fro over the border at x = 0 ten times moves the centre only at the start.
+  assert.is(interestCentre(start, -512 - 256, 10), start, 'at the slack: kept');
+  assert.is(interestCentre(start, 512 + 255, 512 + 255), start, 'inside the slack on both axes');
+  assert.equal(interestCentre(start, -512 - 257, 10), { rx: -1, ry: 0 });
+  assert.equal(interestCentre(start, 512 + 256, 10), { rx: 1, ry: 0 });
+  assert.equal(interestCentre(start, 5000, -5000), { rx: 5, ry: -5 }, 'a jump lands on the region it reaches');
+  // Walking to and fro over the border at x = 512 ten times moves the centre only at the start.
   const walk: number[] = [];
-  for (let round = 0; round < 10; round++) for (let x = -200; x <= 200; x += 10) walk.push(round % 2 === 0 ? x : -x);
+  for (let round = 0; round < 10; round++) for (let x = -200; x <= 200; x += 10) walk.push(512 + (round % 2 === 0 ? x : -x));
   let centre: Region | null = null;
   let moves = 0;
-  for (const x of [...walk, 300]) {
+  for (const x of [...walk, 512 + 300]) {
     const next = interestCentre(centre, x, 0);
     if (next !== centre) moves++;
     centre = next;
   }
   assert.is(moves, 2, 'once at the start, once on going 300 px past the border');
-  assert.equal(centre, { rx: 0, ry: 0 });
+  assert.equal(centre, { rx: 1, ry: 0 });
+});
+
+test('a crowd milling about one screen around spawn never moves its interest centres', () => {
+  for (let i = 0; i < 2000; i++) {
+    const x = Math.round(400 * Math.sin(i * 1.7));
+    const y = Math.round(300 * Math.cos(i * 2.3));
+    assert.equal(interestCentre(interestCentre(null, 0, 0), x, y), { rx: 0, ry: 0 }, `(${x}, ${y})`);
+  }
 });
 
 test('everything on an 800x600 screen lies in the 3x3 regions around the interest centre', () => {
