@@ -52,23 +52,52 @@ function pin(pid: number, cores: string): boolean {
   }
 }
 
-/** CPU seconds and PSS (MB) of the server's processes, summed. */
-async function usage(server: TestServer): Promise<{ cpu: number; pss: number }> {
-  const pids = await serverPids(server);
-  return { cpu: pids.reduce((sum, pid) => sum + cpuSeconds(pid), 0), pss: pids.reduce((sum, pid) => sum + pssMb(pid), 0) };
+/** CPU seconds of the server's processes, summed: cheap enough to read while the crowd runs. */
+async function serverCpu(server: TestServer): Promise<number> {
+  return (await serverPids(server)).reduce((sum, pid) => sum + cpuSeconds(pid), 0);
 }
 
-/** Runs `bench/bystander.ts` in a process of its own on the load's core for the measured seconds; resolves to its REST round trips. */
-function bystanderReads(server: TestServer): Promise<number[]> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'bench/bystander.ts', server.url, server.anonKey, String(SECONDS)], { stdio: ['ignore', 'pipe', 'inherit'] });
+/**
+ * PSS (MB) of the server's processes, summed. The kernel takes a few hundred milliseconds to
+ * total a large process's pages, and this process's event loop waits for it, so it is read only
+ * while no latency is being measured.
+ */
+async function serverPss(server: TestServer): Promise<number> {
+  return (await serverPids(server)).reduce((sum, pid) => sum + pssMb(pid), 0);
+}
+
+/** A bystander process started and signed in, waiting for `start`; see bench/bystander.ts. */
+interface Bystander {
+  /** Starts its reads for the measured seconds; resolves to their round trips (ms). */
+  start(): Promise<number[]>;
+}
+
+/**
+ * Starts `bench/bystander.ts` in a process of its own on the load's core and waits until it has
+ * signed in: its start-up (a second of CPU, ahead of the load) is over before anything is measured.
+ */
+async function startBystander(server: TestServer): Promise<Bystander> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'bench/bystander.ts', server.url, server.anonKey, String(SECONDS)], { stdio: ['pipe', 'pipe', 'inherit'] });
   pin(child.pid!, '1');
   // The probe measures the server, not its wait for the load's busy core: it runs first there.
   setPriority(child.pid!, -10);
   let output = '';
-  child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  return new Promise((resolve, reject) =>
-    child.once('exit', (code) => (code === 0 ? resolve(JSON.parse(output) as number[]) : reject(new Error(`bystander exited with ${code}`)))),
+  const exited = new Promise<number[]>((resolve, reject) =>
+    child.once('exit', (code) => (code === 0 ? resolve(JSON.parse(output.slice(output.indexOf('\n') + 1)) as number[]) : reject(new Error(`bystander exited with ${code}`)))),
   );
+  await new Promise<void>((resolve, reject) => {
+    child.stdout!.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+      if (output.startsWith('ready\n')) resolve();
+    });
+    exited.catch(reject);
+  });
+  return {
+    start() {
+      child.stdin!.end('go\n');
+      return exited;
+    },
+  };
 }
 
 /** A walker's direction: -1, 0 or 1 in x and y (one of eight, never standing still). */
@@ -85,18 +114,21 @@ function randomDirection(): { dx: number; dy: number } {
  */
 function stepWalker(walker: Walker): void {
   const now = Date.now();
+  const before = walker.direction;
   if (now >= walker.nextChange) {
     walker.direction = randomDirection();
-    walker.changedAt = now;
     walker.nextChange = now + 1000 + Math.random() * 2000;
   }
   const pose = walker.headless.pose;
   const { left, top, right, bottom } = walker.box;
   const { vx, vy } = walkVelocity(walker.direction.dx, walker.direction.dy);
-  if (pose.x + vx < left || pose.x + vx > right) walker.direction.dx *= -1;
-  if (pose.y + vy < top || pose.y + vy > bottom) walker.direction.dy *= -1;
-  const step = walkVelocity(walker.direction.dx, walker.direction.dy);
-  walker.headless.pose = { x: pose.x + step.vx, y: pose.y + step.vy, facing: walker.direction.dx < 0 ? -1 : 1, moving: true };
+  const dx = pose.x + vx < left || pose.x + vx > right ? -walker.direction.dx : walker.direction.dx;
+  const dy = pose.y + vy < top || pose.y + vy > bottom ? -walker.direction.dy : walker.direction.dy;
+  walker.direction = { dx, dy };
+  // A turn at random or at the box's edge; drawing the direction it already walks in is none.
+  if (dx !== before.dx || dy !== before.dy) walker.changedAt = now;
+  const step = walkVelocity(dx, dy);
+  walker.headless.pose = { x: pose.x + step.vx, y: pose.y + step.vy, facing: dx < 0 ? -1 : 1, moving: true };
 }
 
 interface Walker {
@@ -216,7 +248,7 @@ async function runCase(
   let measuring = false;
   try {
     const players: TestPlayer[] = await inBatches(wallets, 8, (wallet) => signInPlayer(server, wallet));
-    const idle = await usage(server);
+    const idlePss = await serverPss(server);
     await inBatches(players, 8, async (player, i) => {
       const at = start(i);
       const seenHere = new Map<string, number>();
@@ -267,6 +299,7 @@ async function runCase(
       { timeout: 300_000, interval: 250, message: 'every player joined' },
     );
     const joinedSeconds = (Date.now() - connecting) / 1000;
+    const bystander = await startBystander(server);
     const placedAt = new Map<string, number>();
     const used = new Set<string>();
     let stepping = true;
@@ -287,14 +320,14 @@ async function runCase(
           }
         })()
       : Promise.resolve();
-    const reading = bystanderReads(server);
-    const before = await usage(server);
+    const reading = bystander.start();
+    const cpuBefore = await serverCpu(server);
     const loadBefore = process.cpuUsage();
     const loadLoop = monitorEventLoopDelay({ resolution: 5 });
     loadLoop.enable();
     await sleep(SECONDS * 1000);
     loadLoop.disable();
-    const after = await usage(server);
+    const cpuAfter = await serverCpu(server);
     const load = process.cpuUsage(loadBefore);
     const walked = Date.now();
     stepping = false;
@@ -306,6 +339,8 @@ async function runCase(
     // Blocks still on their way get 5 s more before they count as missed.
     await sleep(5000);
     measuring = false;
+    // Read once nothing is measured (see serverPss); the heap the walk grew is still held.
+    const loadedPss = await serverPss(server);
     // Heard while walking: from the start of the walk to its end.
     const ran = walked - began;
     for (let i = 0; build && i < count; i++) {
@@ -326,7 +361,7 @@ async function runCase(
         } else figures.blockLatency.push(seen - at);
       }
     }
-    const cpuCores = (after.cpu - before.cpu) / SECONDS;
+    const cpuCores = (cpuAfter - cpuBefore) / SECONDS;
     print({
       bench: 'crowd',
       case: name,
@@ -349,8 +384,8 @@ async function runCase(
       // How late the load's own event loop ran: what it adds to the latencies it measures.
       load_loop_delay_p99_ms: round(loadLoop.percentile(99) / 1e6, 1),
       load_loop_delay_max_ms: round(loadLoop.max / 1e6, 1),
-      server_pss_mb: Math.round(after.pss),
-      server_idle_pss_mb: Math.round(idle.pss),
+      server_pss_mb: Math.round(loadedPss),
+      server_idle_pss_mb: Math.round(idlePss),
       disconnects: figures.disconnects,
     });
   } finally {
@@ -390,7 +425,8 @@ await runCase(
 
 // The spread: a square grid of players, each in a box of its own far from the others.
 const side = Math.ceil(Math.sqrt(SPREAD));
-const cell = (i: number) => ({ cx: ((i % side) - side / 2) * SPREAD_GAP_PX, cy: (Math.floor(i / side) - side / 2) * SPREAD_GAP_PX + SPREAD_GAP_PX / 2 });
+// Cells are three regions apart and centred on regions (net/regions.ts), so a walker stays in its own.
+const cell = (i: number) => ({ cx: ((i % side) - Math.floor(side / 2)) * SPREAD_GAP_PX, cy: (Math.floor(i / side) - Math.floor(side / 2)) * SPREAD_GAP_PX });
 await runCase(
   'spread',
   SPREAD,
