@@ -11,6 +11,7 @@ import type { RealtimeChannel, SupabaseClient } from '@supabase/supabase-js';
 import type { NetEvent } from '../components/network.js';
 import { PRESENCE_HEARTBEAT_MS, PRESENCE_STALE_MS } from './constants.js';
 import { createPeers, type Peers } from './peers.js';
+import { everyPeriod } from './schedule.js';
 import { interestCentre, regionKeysAround, type Region } from './regions.js';
 import { localPlayerToRow, playerRowToEvent, type LocalPlayerState, type PlayerRow } from './rows.js';
 
@@ -163,10 +164,10 @@ export function createPresence(db: SupabaseClient, options: PresenceOptions): Pr
     for (const row of rows) seen(row);
   }
 
-  const timer = setInterval(() => {
+  const timer = everyPeriod(PRESENCE_HEARTBEAT_MS, () => {
     void heartbeat();
     sweep();
-  }, PRESENCE_HEARTBEAT_MS);
+  });
 
   return {
     peers,
@@ -188,10 +189,11 @@ export function createPresence(db: SupabaseClient, options: PresenceOptions): Pr
     load,
     online: () => peers.ids(),
     leave: async () => {
-      clearInterval(timer);
+      timer.stop();
       if (channel) await db.removeChannel(channel);
       const { error } = await db.from('game_players').delete().eq('player_id', playerId);
       if (error) console.error('leaving failed:', error.code, error.message);
     },
   };
 }
+
