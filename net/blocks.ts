@@ -27,6 +27,8 @@ export interface BlockSyncOptions {
   onStatus?(status: string): void;
   /** Called when a player is seen building live (for the online count). */
   onActivity?(playerId: string, at: number): void;
+  /** A block was removed, heard live; `owner` is the wallet it belonged to. */
+  onRemoved?(owner: string): void;
 }
 
 /** The block side of the network session. */
@@ -56,6 +58,7 @@ export function createBlockSync(db: SupabaseClient, options: BlockSyncOptions): 
     .on('postgres_changes', { event: 'DELETE', schema: 'public', table: 'game_blocks' }, (change) => {
       const old = change.old as Partial<BlockRow>;
       if (typeof old.x === 'number' && typeof old.y === 'number') deliver({ kind: 'blockCleared', x: old.x, y: old.y, live: true });
+      if (typeof old.player_id === 'string') options.onRemoved?.(old.player_id);
     })
     .subscribe((status) => options.onStatus?.(status));
 

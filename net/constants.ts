@@ -26,8 +26,10 @@ export const BLOCK_PAGE_SIZE = 1000;
 export const NEAR_LOAD_RADIUS_TILES = 64;
 /** How far back a player may restore blocks others removed. */
 export const RESTORE_WINDOW_MS = 30 * 60 * 1000;
-/** How often the restorable blocks around the view are looked up. */
-export const RESTORE_REFRESH_MS = 5000;
+/** How often the restorable blocks in view are worked out again from the removals last read (no request unless a read is due). */
+export const RESTORE_CHECK_MS = 1000;
+/** Longest time between two reads of the player's removed blocks (removals that age out of the window, anything missed). */
+export const RESTORE_REFRESH_MS = 60_000;
 /** Tiles from the player's tile to the edge of the 800x600 view: 13 across, 10 up and down. */
 export const VIEW_HALF_WIDTH_TILES = 13;
 /** See VIEW_HALF_WIDTH_TILES. */

@@ -1,21 +1,28 @@
 /**
  * The local player's blocks that others removed in the last 30 minutes within view, read from
- * the server's edit history (game_block_edits) every few seconds. Only tiles that are empty
- * now count: restoring puts blocks back into empty tiles only, as ordinary placements.
+ * the server's edit history (game_block_edits). Only tiles that are empty now count: restoring
+ * puts blocks back into empty tiles only, as ordinary placements.
+ *
+ * The history is read when it may have changed, not on a short timer: at the start, when a block
+ * of the player's is removed (heard live), after a reconnect, and at least every
+ * RESTORE_REFRESH_MS. It is read for the whole world (the player's own removed blocks, by the
+ * index on the former owner), so walking costs no request: which of them lie in view, and in empty
+ * tiles, is worked out here every RESTORE_CHECK_MS. Reading the view's history every few
+ * seconds would cost the server a query per player per period, a walking player's far more.
  */
 import type { SupabaseClient } from '@supabase/supabase-js';
 import type { NetEvent } from '../components/network.js';
-import { RESTORE_REFRESH_MS, RESTORE_WINDOW_MS, VIEW_HALF_HEIGHT_TILES, VIEW_HALF_WIDTH_TILES } from './constants.js';
+import { RESTORE_CHECK_MS, RESTORE_REFRESH_MS, RESTORE_WINDOW_MS, VIEW_HALF_HEIGHT_TILES, VIEW_HALF_WIDTH_TILES } from './constants.js';
 import type { SupportWorld } from './support.js';
 
-/** Most history rows read per look-up (a view holds 27 x 21 = 567 tiles). */
+/** Most history rows read per look-up: the newest removals win when there are more. */
 const HISTORY_ROWS = 600;
 
-/** A row of game_block_edits as read here. */
-interface RemovalRow {
+/** A removed block of the local player's: where it stood and what it was. */
+export interface Removal {
   x: number;
   y: number;
-  before_type: string;
+  blockType: string;
 }
 
 /** What the look-up needs. */
@@ -28,45 +35,83 @@ export interface RestorableOptions {
   now?(): number;
 }
 
-/** Reads the removals once: newest first, one per tile, empty tiles only. */
-export async function findRestorable(db: SupabaseClient, options: RestorableOptions): Promise<{ x: number; y: number; blockType: string }[]> {
-  const { x, y } = options.tile();
-  const since = new Date((options.now ?? Date.now)() - RESTORE_WINDOW_MS).toISOString();
+/** Reads the local player's blocks others removed in the window, newest first, one per tile. */
+export async function readRemovals(db: SupabaseClient, playerId: string, now: number): Promise<Removal[]> {
+  const since = new Date(now - RESTORE_WINDOW_MS).toISOString();
   const { data, error } = await db
     .from('game_block_edits')
     .select('x,y,before_type')
-    .eq('before_owner', options.playerId)
+    .eq('before_owner', playerId)
     .is('after_type', null)
-    .neq('actor_id', options.playerId)
+    .neq('actor_id', playerId)
     .gte('created_at', since)
-    .gte('x', x - VIEW_HALF_WIDTH_TILES)
-    .lte('x', x + VIEW_HALF_WIDTH_TILES)
-    .gte('y', y - VIEW_HALF_HEIGHT_TILES)
-    .lte('y', y + VIEW_HALF_HEIGHT_TILES)
     .order('created_at', { ascending: false })
     .limit(HISTORY_ROWS);
   if (error) throw error;
   const seen = new Set<string>();
-  const blocks: { x: number; y: number; blockType: string }[] = [];
-  for (const row of data as RemovalRow[]) {
+  const removals: Removal[] = [];
+  for (const row of data as { x: number; y: number; before_type: string }[]) {
     const key = `${row.x},${row.y}`;
     if (seen.has(key)) continue;
     seen.add(key);
-    if (!options.world.hasBlock(row.x, row.y)) blocks.push({ x: row.x, y: row.y, blockType: row.before_type });
+    removals.push({ x: row.x, y: row.y, blockType: row.before_type });
   }
-  return blocks;
+  return removals;
 }
 
-/** Looks the removals up now and every RESTORE_REFRESH_MS, emitting `restorable` events; `stop()` ends it. */
-export function followRestorable(db: SupabaseClient, options: RestorableOptions): { stop(): void; refresh(): Promise<void> } {
-  const refresh = async () => {
-    try {
-      options.emit({ kind: 'restorable', blocks: await findRestorable(db, options) });
-    } catch (error) {
-      console.error('reading the edit history failed:', error);
+/** The removals in the view around `tile` whose tiles are empty now. */
+export function restorableInView(removals: readonly Removal[], tile: { x: number; y: number }, world: Pick<SupportWorld, 'hasBlock'>): Removal[] {
+  return removals.filter(
+    ({ x, y }) => Math.abs(x - tile.x) <= VIEW_HALF_WIDTH_TILES && Math.abs(y - tile.y) <= VIEW_HALF_HEIGHT_TILES && !world.hasBlock(x, y),
+  );
+}
+
+/** Reads the removals once and gives those restorable now: in view, in empty tiles. */
+export async function findRestorable(db: SupabaseClient, options: RestorableOptions): Promise<Removal[]> {
+  const removals = await readRemovals(db, options.playerId, (options.now ?? Date.now)());
+  return restorableInView(removals, options.tile(), options.world);
+}
+
+/** Whether the removals need reading at `now`: never read, marked stale, or RESTORE_REFRESH_MS since `lastRead`. */
+export function readDue(lastRead: number | null, now: number, stale: boolean): boolean {
+  return lastRead === null || stale || now - lastRead >= RESTORE_REFRESH_MS;
+}
+
+/** The restorable blocks, followed; see the module comment. */
+export interface RestorableFollower {
+  /** A block of the local player's was removed, or the connection came back: read again at the next check. */
+  markStale(): void;
+  stop(): void;
+}
+
+/** Every RESTORE_CHECK_MS: reads the removals if {@link readDue}, and emits those restorable now as a `restorable` event. */
+export function followRestorable(db: SupabaseClient, options: RestorableOptions): RestorableFollower {
+  const now = options.now ?? Date.now;
+  let removals: Removal[] = [];
+  let lastRead: number | null = null;
+  let stale = false;
+  let reading = false;
+  const check = async () => {
+    if (!reading && readDue(lastRead, now(), stale)) {
+      reading = true;
+      stale = false;
+      lastRead = now();
+      try {
+        removals = await readRemovals(db, options.playerId, lastRead);
+      } catch (error) {
+        console.error('reading the edit history failed:', error);
+      } finally {
+        reading = false;
+      }
     }
+    options.emit({ kind: 'restorable', blocks: restorableInView(removals, options.tile(), options.world) });
   };
-  void refresh();
-  const timer = setInterval(() => void refresh(), RESTORE_REFRESH_MS);
-  return { stop: () => clearInterval(timer), refresh };
+  void check();
+  const timer = setInterval(() => void check(), RESTORE_CHECK_MS);
+  return {
+    markStale: () => {
+      stale = true;
+    },
+    stop: () => clearInterval(timer),
+  };
 }

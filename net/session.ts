@@ -108,6 +108,9 @@ export async function startSession(options: SessionOptions): Promise<Session> {
     notice: options.notice,
     world: options.world,
     onStatus: onBlocksStatus,
+    onRemoved: (owner) => {
+      if (owner === playerId) restorable.markStale();
+    },
   });
   let hitsHeard = 0;
   const presence = createPresence(db, { playerId, readLocal: options.readLocal, emit, now, hitsHeard: () => hitsHeard });
@@ -140,6 +143,7 @@ export async function startSession(options: SessionOptions): Promise<Session> {
 
   async function resync() {
     const { x, y } = tile();
+    restorable.markStale();
     await presence.heartbeat();
     await Promise.all([presence.load(), blocks.load(x, y).catch((error) => console.error('block resync failed:', error))]);
   }
