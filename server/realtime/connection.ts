@@ -28,6 +28,7 @@ import {
   TOO_MANY_JOINS,
   TOO_MANY_MESSAGES,
   WRITE_CHECK_MS,
+  WRITE_CHECK_SPREAD,
   readRefused,
   readRevoked,
 } from './limits.js';
@@ -336,16 +337,16 @@ export function serveConnection(conn: Conn, hub: Hub): void {
   }
 
   /**
-   * The channel's write verdict for `extension`, asked again once WRITE_CHECK_MS old. While a
-   * renewal is asked, a verdict that allowed writing stands for up to WRITE_CHECK_MS more, so an
-   * honest sender's messages do not wait for the database every few seconds; a refusal or a
-   * first check is waited for.
+   * The channel's write verdict for `extension`, asked again once WRITE_CHECK_MS old (less a
+   * random part, WRITE_CHECK_SPREAD). While a renewal is asked, a verdict that allowed writing
+   * stands for up to WRITE_CHECK_MS more, so an honest sender's messages do not wait for the
+   * database every few seconds; a refusal or a first check is waited for.
    */
   function mayWrite(channel: Channel, extension: WriteExtension): Promise<boolean> {
     const now = performance.now();
     const known = channel.writes[extension];
     if (known && known.until > now) return known.allowed;
-    const verdict: WriteVerdict = { allowed: Promise.resolve(false), until: now + WRITE_CHECK_MS, granted: null };
+    const verdict: WriteVerdict = { allowed: Promise.resolve(false), until: now + WRITE_CHECK_MS * (1 - WRITE_CHECK_SPREAD * Math.random()), granted: null };
     verdict.allowed = hub
       .authorizeWrite(channel.claims, subTopic(channel.topic), extension)
       .catch((error: unknown) => {

@@ -22,8 +22,14 @@ export const OUTBOUND_HIGH_WATER_BYTES = 256 * 1024;
 export const MAX_QUEUED_BROADCAST_BYTES = 256 * 1024;
 /** Queued replies and postgres_changes bytes per socket; past it the socket is closed. */
 export const MAX_QUEUED_DURABLE_BYTES = 4 * 1024 * 1024;
-/** How long a private channel's write verdict is reused before the policies are asked again. */
+/** Longest a private channel's write verdict is reused before the policies are asked again. */
 export const WRITE_CHECK_MS = 5000;
+/**
+ * Each verdict is reused for a random time between (1 - this) and 1 times WRITE_CHECK_MS: a
+ * crowd that first sent together (a walk begun at once, clients back after a restart) would
+ * otherwise have all its verdicts renewed in the same instant, every 5 s.
+ */
+export const WRITE_CHECK_SPREAD = 0.2;
 /** The published-table catalogue is re-read at most this often, and only when a join names a table it lacks. */
 export const CATALOGUE_REFRESH_MS = 5000;
 
