@@ -19,6 +19,7 @@ import { execFileSync, spawn } from 'node:child_process';
 import { cpus, setPriority } from 'node:os';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { walkVelocity } from '../components/pose.js';
+import { PRESENCE_HEARTBEAT_MS } from '../net/constants.js';
 import { isWaterTile, WORLD_SEED } from '../components/terrain.js';
 import { startDatabase } from '../server/db/index.js';
 import { createTestWallet, makeDataDir, removeDataDir, signInPlayer, startTestServer, type TestPlayer, type TestServer } from '../test/server/harness.js';
@@ -249,7 +250,11 @@ async function runCase(
   try {
     const players: TestPlayer[] = await inBatches(wallets, 8, (wallet) => signInPlayer(server, wallet));
     const idlePss = await serverPss(server);
-    await inBatches(players, 8, async (player, i) => {
+    // Players arrive one after another over one heartbeat period, as a crowd gathers: started
+    // in the same second, their heartbeats (every 5 s from each one's start) would all reach
+    // the server in that same second of every period for the whole run.
+    await Promise.all(players.map(async (player, i) => {
+      await sleep((i * PRESENCE_HEARTBEAT_MS) / count);
       const at = start(i);
       const seenHere = new Map<string, number>();
       blocksSeen.set(i, seenHere);
@@ -289,7 +294,7 @@ async function runCase(
       const walker: Walker = { headless, box: box(i), direction: randomDirection(), changedAt: 0, nextChange: 0 };
       walkers[i] = walker;
       indexOf.set(player.address, i);
-    });
+    }));
 
     // The crowd is measured in play, not while it connects: every player's channels (its
     // region 3x3 included, joined from its first step) are joined first.
