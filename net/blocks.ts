@@ -27,8 +27,8 @@ export interface BlockSyncOptions {
   onStatus?(status: string): void;
   /** Called when a player is seen building live (for the online count). */
   onActivity?(playerId: string, at: number): void;
-  /** A block was removed, heard live; `owner` is the wallet it belonged to. */
-  onRemoved?(owner: string): void;
+  /** A block of the local player's was removed, heard live (by anyone). */
+  onOwnRemoved?(): void;
 }
 
 /** The block side of the network session. */
@@ -47,18 +47,32 @@ export function createBlockSync(db: SupabaseClient, options: BlockSyncOptions): 
   /** Live events that arrive while a load is running are held and applied after it. */
   let held: NetEvent[] | null = null;
   const deliver = (event: NetEvent) => (held ? held.push(event) : emit(event));
+  /**
+   * Tiles ('x,y') whose block is the local player's, as last heard. A live delete carries only
+   * the tile (hosted sends a delete's primary key alone under row-level security), so this is
+   * how a removal of the player's block is recognised.
+   */
+  const own = new Set<string>();
+  /** The row as an event, noting whose block the tile holds. */
+  const rowEvent = (row: BlockRow) => {
+    const key = `${row.x},${row.y}`;
+    if (row.player_id === options.playerId) own.add(key);
+    else own.delete(key);
+    return blockRowToEvent(row);
+  };
 
   const channel: RealtimeChannel = db
     .channel('game_blocks')
     .on('postgres_changes', { event: 'INSERT', schema: 'public', table: 'game_blocks' }, (change) => {
       const row = change.new as BlockRow;
-      deliver({ ...blockRowToEvent(row), live: true });
+      deliver({ ...rowEvent(row), live: true });
       options.onActivity?.(row.player_id, row.created_at ? Date.parse(row.created_at) : Date.now());
     })
     .on('postgres_changes', { event: 'DELETE', schema: 'public', table: 'game_blocks' }, (change) => {
       const old = change.old as Partial<BlockRow>;
-      if (typeof old.x === 'number' && typeof old.y === 'number') deliver({ kind: 'blockCleared', x: old.x, y: old.y, live: true });
-      if (typeof old.player_id === 'string') options.onRemoved?.(old.player_id);
+      if (typeof old.x !== 'number' || typeof old.y !== 'number') return;
+      deliver({ kind: 'blockCleared', x: old.x, y: old.y, live: true });
+      if (own.delete(`${old.x},${old.y}`)) options.onOwnRemoved?.();
     })
     .subscribe((status) => options.onStatus?.(status));
 
@@ -75,7 +89,8 @@ export function createBlockSync(db: SupabaseClient, options: BlockSyncOptions): 
         .limit(BLOCK_PAGE_SIZE * 10);
       if (near.error) throw near.error;
       emit({ kind: 'blocksReset' });
-      for (const row of near.data as BlockRow[]) emit(blockRowToEvent(row));
+      own.clear();
+      for (const row of near.data as BlockRow[]) emit(rowEvent(row));
       const total = await loadAllPages();
       for (const event of held) emit(event);
       return total;
@@ -96,7 +111,7 @@ export function createBlockSync(db: SupabaseClient, options: BlockSyncOptions): 
       );
       for (const batch of batches) {
         if (batch.error) throw batch.error;
-        for (const row of batch.data as BlockRow[]) emit(blockRowToEvent(row));
+        for (const row of batch.data as BlockRow[]) emit(rowEvent(row));
         loaded += batch.data.length;
         if (batch.data.length < BLOCK_PAGE_SIZE) return loaded;
       }
@@ -109,8 +124,11 @@ export function createBlockSync(db: SupabaseClient, options: BlockSyncOptions): 
     console.error(`block ${action} refused at ${x},${y}:`, error.code, error.message);
     emit({ kind: 'blockRefused', action, x, y, blockType, reason, inventory });
     const current = await db.from('game_blocks').select(BLOCK_COLUMNS).eq('x', x).eq('y', y).maybeSingle();
-    if (current.data) emit(blockRowToEvent(current.data as BlockRow));
-    else if (!current.error) emit({ kind: 'blockCleared', x, y });
+    if (current.data) emit(rowEvent(current.data as BlockRow));
+    else if (!current.error) {
+      own.delete(`${x},${y}`);
+      emit({ kind: 'blockCleared', x, y });
+    }
     options.notice(action === 'place' ? 'Block Not Placed' : 'Block Not Removed', reason);
   }
 

@@ -108,9 +108,7 @@ export async function startSession(options: SessionOptions): Promise<Session> {
     notice: options.notice,
     world: options.world,
     onStatus: onBlocksStatus,
-    onRemoved: (owner) => {
-      if (owner === playerId) restorable.markStale();
-    },
+    onOwnRemoved: () => restorable.markStale(),
   });
   let hitsHeard = 0;
   const presence = createPresence(db, { playerId, readLocal: options.readLocal, emit, now, hitsHeard: () => hitsHeard });
