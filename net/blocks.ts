@@ -77,7 +77,9 @@ export function createBlockSync(db: SupabaseClient, options: BlockSyncOptions): 
     .subscribe((status) => options.onStatus?.(status));
 
   async function load(tileX: number, tileY: number): Promise<number> {
-    held = [];
+    // Its own list: a load begun while another runs (a resync) must not end the other's hold.
+    const holding: NetEvent[] = [];
+    held = holding;
     try {
       const near = await db
         .from('game_blocks')
@@ -92,10 +94,10 @@ export function createBlockSync(db: SupabaseClient, options: BlockSyncOptions): 
       own.clear();
       for (const row of near.data as BlockRow[]) emit(rowEvent(row));
       const total = await loadAllPages();
-      for (const event of held) emit(event);
+      for (const event of holding) emit(event);
       return total;
     } finally {
-      held = null;
+      if (held === holding) held = null;
     }
   }
 

@@ -210,9 +210,13 @@ export async function startSession(options: SessionOptions): Promise<Session> {
       online.stop();
       restorable.stop();
       authListener.subscription.unsubscribe();
-      await flushing;
-      await Promise.all([blocks.close(), poses.close(), chat.close(), combat.close(), voice.close()]);
-      await presence.leave();
+      // The heartbeat stops and the row goes whatever else fails here (a server already gone).
+      try {
+        await flushing;
+        await Promise.allSettled([blocks.close(), poses.close(), chat.close(), combat.close(), voice.close()]);
+      } finally {
+        await presence.leave();
+      }
     },
   };
 }
