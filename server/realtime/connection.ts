@@ -26,6 +26,8 @@ import {
   TRACK_TOO_LARGE,
   TOO_MANY_CHANNELS,
   TOO_MANY_JOINS,
+  JOIN_WAIT_MS,
+  JOIN_WAITED_TOO_LONG,
   TOO_MANY_MESSAGES,
   WRITE_CHECK_MS,
   WRITE_CHECK_SPREAD,
@@ -191,7 +193,15 @@ export function serveConnection(conn: Conn, hub: Hub): void {
     return access;
   }
 
-  async function join(msg: Message): Promise<void> {
+  /** Whether a join that arrived at `arrived` (performance.now()) has waited past JOIN_WAIT_MS: then it is answered so and dropped. */
+  function waitedTooLong(msg: Message, arrived: number): boolean {
+    if (performance.now() - arrived < JOIN_WAIT_MS) return false;
+    reply(conn, msg, 'error', { reason: JOIN_WAITED_TOO_LONG });
+    return true;
+  }
+
+  async function join(msg: Message, arrived: number): Promise<void> {
+    if (waitedTooLong(msg, arrived)) return;
     if (!conn.joins.take()) {
       reply(conn, msg, 'error', { reason: TOO_MANY_JOINS });
       return;
@@ -222,6 +232,7 @@ export function serveConnection(conn: Conn, hub: Hub): void {
     let wallet: string | null = null;
     let reads = { broadcast: true, presence: true };
     if (isPrivate) {
+      if (waitedTooLong(msg, arrived)) return;
       const verdict = await readVerdict(claims, name);
       // As on hosted, presence read counts for the join only when the join asks for presence.
       if (!verdict.broadcast && !(presenceEnabled && verdict.presence)) {
@@ -453,13 +464,13 @@ export function serveConnection(conn: Conn, hub: Hub): void {
     return { event: payload.event, payload: payload.payload ?? {}, binary: false };
   }
 
-  async function handle(msg: Message, fromBinary: BroadcastPush | null, size: number, paid: boolean): Promise<void> {
+  async function handle(msg: Message, fromBinary: BroadcastPush | null, size: number, paid: boolean, arrived: number): Promise<void> {
     if (msg.topic === 'phoenix') {
       if (msg.event === 'heartbeat') reply(conn, msg, 'ok', {});
       else reply(conn, msg, 'error', { reason: `unknown event ${msg.event} on topic phoenix` });
       return;
     }
-    if (msg.event === 'phx_join') return join(msg);
+    if (msg.event === 'phx_join') return join(msg, arrived);
     const channel = conn.channels.get(msg.topic);
     if (!paid && !conn.messages.take()) {
       shedding = true;
@@ -486,7 +497,8 @@ export function serveConnection(conn: Conn, hub: Hub): void {
     }
   }
 
-  async function receive(data: Buffer, isBinary: boolean): Promise<void> {
+  /** Decodes and handles one frame that reached the socket at `arrived` (performance.now()). */
+  async function receive(data: Buffer, isBinary: boolean, arrived: number): Promise<void> {
     // Past its budget a socket's frames are dropped unread until the budget refills, so a flood
     // costs no decoding.
     let paid = false;
@@ -511,7 +523,7 @@ export function serveConnection(conn: Conn, hub: Hub): void {
       return;
     }
     try {
-      await handle(msg, fromBinary, data.length, paid);
+      await handle(msg, fromBinary, data.length, paid, arrived);
     } catch (error) {
       const reason = error instanceof JoinError || error instanceof MalformedFrame ? error.message : 'internal error';
       if (reason === 'internal error') hub.log(`realtime: ${msg.event} on ${msg.topic} failed: ${(error as Error).message}`);
@@ -531,7 +543,8 @@ export function serveConnection(conn: Conn, hub: Hub): void {
   hub.sessionEnders.add(endSession);
 
   conn.ws.on('message', (data: Buffer, isBinary: boolean) => {
-    chain = chain.then(() => receive(data, isBinary)).catch((error: unknown) => hub.log(`realtime: ${(error as Error).message}`));
+    const arrived = performance.now();
+    chain = chain.then(() => receive(data, isBinary, arrived)).catch((error: unknown) => hub.log(`realtime: ${(error as Error).message}`));
   });
   conn.ws.on('close', () => {
     hub.sessionEnders.delete(endSession);

@@ -91,6 +91,17 @@ export const MAX_PERSISTS_PER_SECOND = 200;
 
 /** Hosted's reply when a socket has joined {@link MAX_CHANNELS_PER_SOCKET} channels. */
 export const TOO_MANY_CHANNELS = 'ChannelRateLimitReached: Too many channels';
+/**
+ * A join that waited this long behind the socket's earlier messages (each join waits for its
+ * policy check in the database) is answered with {@link JOIN_WAITED_TOO_LONG} unchecked: the
+ * client has timed it out (realtime-js after 10 s) and will join again, so checking it would
+ * only spend the database's time on an answer nobody reads. Under a burst of joins (a thousand
+ * players entering at once, or coming back after a restart) this keeps the server on joins that
+ * are still wanted instead of falling further behind with every retry.
+ */
+export const JOIN_WAIT_MS = 10_000;
+/** The reply to a join that waited longer than JOIN_WAIT_MS. */
+export const JOIN_WAITED_TOO_LONG = 'JoinTimedOut: the join waited too long; join again';
 /** Hosted's reply to a join past the joins-per-second quota. */
 export const TOO_MANY_JOINS = 'ClientJoinRateLimitReached: Too many joins per second';
 /** Hosted's system message when a channel is shut down for sending too much. */

@@ -9,6 +9,7 @@ import * as assert from 'uvu/assert';
 import { signInPlayer, startTestServer, type TestPlayer, type TestServer } from './harness.js';
 import { enterAtSpawn } from './rules.js';
 import { waitFor } from '../support/wait.js';
+import { connectAsOperator } from '../support/server.js';
 import { accessToken, joinRegion, rawSocket, readBroadcast, replyTo, responseOf, type RawSocket } from './live-support.js';
 
 let server: TestServer;
@@ -76,6 +77,28 @@ test('joins past 20 per second are refused with hosted\'s reply; another socket 
   assert.is((await join(other, 'o', 'burst-other')).status, 'ok');
   flooder.ws.close();
   other.ws.close();
+});
+
+test('a join still waiting 10 s after it reached its socket is answered unchecked; a fresh socket joins at once', async () => {
+  // Read checks of `slow:*` topics take a second each (cancelled at the checks' 1 s statement
+  // timeout): twelve of them hold up the socket's later join for more than 10 s.
+  const operator = await connectAsOperator(server);
+  await operator.query(`create policy "slow test topics" on realtime.messages for select to authenticated
+    using ((select realtime.topic()) like 'slow:%' and (select true from pg_sleep(0.6)))`);
+  try {
+    const socket = await rawSocket(server);
+    const token = await accessToken(alice);
+    for (let i = 0; i < 12; i++) socket.send([`s${i}`, `s${i}`, `realtime:slow:${i}`, 'phx_join', { access_token: token, config: { private: true } }]);
+    socket.send(['late', 'late', 'realtime:after-the-slow-ones', 'phx_join', {}]);
+    assert.equal(responseOf(await socket.take(replyTo('late'), 30_000)), { status: 'error', response: { reason: 'JoinTimedOut: the join waited too long; join again' } });
+    const fresh = await rawSocket(server);
+    assert.is((await join(fresh, 'f', 'after-the-slow-ones')).status, 'ok');
+    socket.ws.close();
+    fresh.ws.close();
+  } finally {
+    await operator.query('drop policy "slow test topics" on realtime.messages');
+    await operator.end();
+  }
 });
 
 test('a socket holds at most 100 channels: the 101st is refused with hosted\'s reply; others are unaffected', async () => {
