@@ -66,12 +66,6 @@ export function restorableInView(removals: readonly Removal[], tile: { x: number
   );
 }
 
-/** Reads the removals once and gives those restorable now: in view, in empty tiles. */
-export async function findRestorable(db: SupabaseClient, options: RestorableOptions): Promise<Removal[]> {
-  const removals = await readRemovals(db, options.playerId, (options.now ?? Date.now)());
-  return restorableInView(removals, options.tile(), options.world);
-}
-
 /** Whether the removals need reading at `now`: never read, marked stale, or RESTORE_REFRESH_MS since `lastRead`. */
 export function readDue(lastRead: number | null, now: number, stale: boolean): boolean {
   return lastRead === null || stale || now - lastRead >= RESTORE_REFRESH_MS;

@@ -6,7 +6,7 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { findRestorable } from '../../net/restorable.js';
+import { readRemovals, restorableInView } from '../../net/restorable.js';
 import { signInPlayer, startTestServer, type TestPlayer, type TestServer } from './harness.js';
 import { enterAtSpawn, nameOf } from './rules.js';
 
@@ -71,12 +71,8 @@ test('restore: Alice sees what Bob removed in view and puts back only the empty 
   assert.is((await alice.client.from('game_blocks').insert(block(alice, 8, 3))).error, null);
   assert.is((await alice.client.from('game_blocks').delete().eq('x', 8).eq('y', 3)).error, null);
   const occupied = new Set(['7,3']);
-  const found = await findRestorable(alice.client, {
-    playerId: alice.address,
-    tile: () => ({ x: 6, y: 3 }),
-    world: { hasBlock: (x, y) => occupied.has(`${x},${y}`) },
-    emit() {},
-  });
+  const removals = await readRemovals(alice.client, alice.address, Date.now());
+  const found = restorableInView(removals, { x: 6, y: 3 }, { hasBlock: (x, y) => occupied.has(`${x},${y}`) });
   assert.equal(found.sort((a, b) => a.x - b.x), [
     { x: 5, y: 3, blockType: 'brick' },
     { x: 6, y: 3, blockType: 'brick' },
