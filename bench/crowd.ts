@@ -59,18 +59,14 @@ function pin(pid: number, cores: string): boolean {
   }
 }
 
-/** CPU seconds of the server's processes, summed: cheap enough to read while the crowd runs. */
-async function serverCpu(server: TestServer): Promise<number> {
-  return (await serverPids(server)).reduce((sum, pid) => sum + cpuSeconds(pid), 0);
-}
-
 /**
- * PSS (MB) of the server's processes, summed. The kernel takes a few hundred milliseconds to
- * total a large process's pages, and this process's event loop waits for it, so it is read only
- * while no latency is being measured.
+ * `measure` of each of the server's processes, summed. CPU seconds (`cpuSeconds`) are cheap to
+ * read while the crowd runs. PSS (`pssMb`) is not: the kernel takes a few hundred milliseconds
+ * to total a large process's pages, and this process's event loop waits for it, so it is read
+ * only while no latency is being measured.
  */
-async function serverPss(server: TestServer): Promise<number> {
-  return (await serverPids(server)).reduce((sum, pid) => sum + pssMb(pid), 0);
+async function serverTotal(server: TestServer, measure: (pid: number) => number): Promise<number> {
+  return (await serverPids(server)).reduce((sum, pid) => sum + measure(pid), 0);
 }
 
 /** A bystander process started and signed in, waiting for `start`; see bench/bystander.ts. */
@@ -256,7 +252,7 @@ async function runCase(
   let measuring = false;
   try {
     const players: TestPlayer[] = await inBatches(wallets, 8, (wallet) => signInPlayer(server, wallet));
-    const idlePss = await serverPss(server);
+    const idlePss = await serverTotal(server, pssMb);
     // Players arrive one after another, as a crowd gathers: over one heartbeat period, and at
     // most ARRIVALS_PER_SECOND. Started in the same second, their heartbeats (every 5 s from
     // each one's start) would all reach the server in that same second of every period.
@@ -334,13 +330,13 @@ async function runCase(
         })()
       : Promise.resolve();
     const reading = bystander.start();
-    const cpuBefore = await serverCpu(server);
+    const cpuBefore = await serverTotal(server, cpuSeconds);
     const loadBefore = process.cpuUsage();
     const loadLoop = monitorEventLoopDelay({ resolution: 5 });
     loadLoop.enable();
     await sleep(SECONDS * 1000);
     loadLoop.disable();
-    const cpuAfter = await serverCpu(server);
+    const cpuAfter = await serverTotal(server, cpuSeconds);
     const load = process.cpuUsage(loadBefore);
     const walked = Date.now();
     stepping = false;
@@ -352,8 +348,8 @@ async function runCase(
     // Blocks still on their way get 5 s more before they count as missed.
     await sleep(5000);
     measuring = false;
-    // Read once nothing is measured (see serverPss); the heap the walk grew is still held.
-    const loadedPss = await serverPss(server);
+    // Read once nothing is measured (see serverTotal); the heap the walk grew is still held.
+    const loadedPss = await serverTotal(server, pssMb);
     // Heard while walking: from the start of the walk to its end.
     const ran = walked - began;
     for (let i = 0; build && i < count; i++) {
