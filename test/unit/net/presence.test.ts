@@ -4,15 +4,22 @@ import type { SupabaseClient } from '@supabase/supabase-js';
 import { DEFAULT_APPEARANCE } from '../../../components/appearance-types.js';
 import { createPresence } from '../../../net/presence.js';
 
-/** A client whose presence upserts wait until the test answers them, in the order they were sent. */
-function heldClient() {
-  const sent: Array<{ x: number; answer(): void }> = [];
+/**
+ * A client whose presence writes wait until the test answers them, in the order they were sent.
+ * An update finds the row unless `rowMissing`; an upsert always writes one.
+ */
+function heldClient(rowMissing = false) {
+  const sent: Array<{ method: 'update' | 'upsert'; x: number; answer(): void }> = [];
+  const held = (method: 'update' | 'upsert', row: { x: number }, data: unknown) =>
+    new Promise((resolve) => sent.push({ method, x: row.x, answer: () => resolve({ data, error: null }) }));
+  const stored = { health: 100, level: 1 };
   const db = {
     from: () => ({
+      update: (row: { x: number }) => ({
+        eq: () => ({ select: () => ({ maybeSingle: () => held('update', row, rowMissing ? null : stored) }) }),
+      }),
       upsert: (row: { x: number }) => ({
-        select: () => ({
-          single: () => new Promise((resolve) => sent.push({ x: row.x, answer: () => resolve({ data: { health: 100, level: 1 }, error: null }) })),
-        }),
+        select: () => ({ single: () => held('upsert', row, stored) }),
       }),
     }),
   } as unknown as SupabaseClient;
@@ -47,6 +54,29 @@ test('heartbeats go one at a time, in order: one sent while another is under way
   await second;
   assert.is(sent.length, 2);
   await presence.leave().catch(() => undefined);
+});
+
+test('a heartbeat updates the row, and upserts it only when no row was there to update', async () => {
+  for (const rowMissing of [false, true]) {
+    const { db, sent } = heldClient(rowMissing);
+    const recorded: unknown[] = [];
+    const presence = createPresence(db, {
+      playerId: 'me',
+      readLocal: () => ({ id: 'me', name: 'Me', x: 5, y: 0, health: 100, maxHealth: 100, level: 1, appearance: { ...DEFAULT_APPEARANCE }, isSwinging: false }),
+      emit: (event) => recorded.push(event),
+      now: () => 1000,
+      hitsHeard: () => 0,
+    });
+    const beat = presence.heartbeat();
+    await settle();
+    sent[0]!.answer();
+    await settle();
+    if (rowMissing) sent[1]!.answer();
+    await beat;
+    assert.equal(sent.map((s) => s.method), rowMissing ? ['update', 'upsert'] : ['update']);
+    assert.equal(recorded, [{ kind: 'recorded', health: 100, level: 1 }]);
+    await presence.leave().catch(() => undefined);
+  }
 });
 
 test.run();
