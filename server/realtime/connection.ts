@@ -344,6 +344,7 @@ export function serveConnection(conn: Conn, hub: Hub): void {
       reads = { broadcast: verdict.broadcast, presence: verdict.presence };
     }
     Object.assign(channel, { token, claims, claimsJson: next.claimsJson, access, reads, wallet, writes: {} });
+    hub.dispatcher.refresh(channel);
     armExpiry(channel);
   }
 

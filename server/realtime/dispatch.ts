@@ -9,6 +9,7 @@ import { matchesFilter } from './filter.js';
 import { MESSAGE_KIND } from './messages.js';
 import { changeDataJson, parseChange } from './payload.js';
 import type { ParsedChange } from './payload.js';
+import { TableBindings } from './table-bindings.js';
 import { textFrame, writeFrames } from './wire.js';
 
 /** Delivers captured changes to the bindings that match them, under each subscriber's RLS. */
@@ -17,6 +18,8 @@ export interface Dispatcher {
   add(channel: Channel): void;
   /** Stops delivering to the channel. */
   remove(channel: Channel): void;
+  /** The channel's claims or access changed: its bindings are planned again from the next tick. */
+  refresh(channel: Channel): void;
   /** Called on NOTIFY: drains and delivers, coalescing wake-ups that come while a tick runs (drains start at most every DRAIN_GAP_MS). */
   wake(): void;
   /** Resolves when no tick is running. */
@@ -89,9 +92,11 @@ function viewKey(access: Access): string {
  * order, after that drain's postgres_changes.
  */
 export function createDispatcher(db: Database, onError: (error: unknown) => void, onMessages: (records: string[]) => void): Dispatcher {
-  const byTable = new Map<number, Set<Binding>>();
+  const byTable = new Map<number, TableBindings>();
   let running: Promise<void> | null = null;
   let again = false;
+  /** The plan of the bindings present, kept from tick to tick until one comes, goes or changes. */
+  let planned: Plan | null = null;
 
   /**
    * What a binding's plan keeps from tick to tick while its channel's access to the table and
@@ -112,11 +117,12 @@ export function createDispatcher(db: Database, onError: (error: unknown) => void
   }
 
   function plan(): Plan {
+    if (planned) return planned;
     const checks: VisibilityCheck[] = [];
     const of = new Map<Binding, BindingPlan>();
     const index = new Map<string, number>();
     for (const [oid, subs] of byTable) {
-      for (const sub of subs) {
+      for (const sub of subs.all) {
         const granted = sub.channel.access.get(oid);
         if (!granted) continue;
         const view = viewOf(sub, granted);
@@ -132,7 +138,8 @@ export function createDispatcher(db: Database, onError: (error: unknown) => void
         of.set(sub, { check, ...view });
       }
     }
-    return { checks, of };
+    planned = { checks, of };
+    return planned;
   }
 
   /** Whether `sub` receives change `ci`: event, filter, access and the RLS verdict of its check. */
@@ -183,7 +190,7 @@ export function createDispatcher(db: Database, onError: (error: unknown) => void
       data.clear();
       frames.clear();
       let shared: Map<Channel, Map<string, { ids: number[]; plan: BindingPlan }>> | null = null;
-      for (const sub of subs) {
+      for (const sub of subs.candidates(parsed.change.kind === 'DELETE' ? parsed.old : parsed.record)) {
         const plan = of.get(sub);
         if (!receives(sub, plan, parsed, ci, readable)) continue;
         if (!plan.shared) {
@@ -199,6 +206,8 @@ export function createDispatcher(db: Database, onError: (error: unknown) => void
         else bySelect.set(selectKey, { ids: [sub.id], plan });
       }
       if (shared) for (const [channel, bySelect] of shared) for (const { ids, plan } of bySelect.values()) {
+        // Candidates come scanned first, then by value: the ids are put back in the order the client gave them.
+        ids.sort((a, b) => a - b);
         send(channel, parsed, frameKey(channel, ids, plan.view), plan.view, plan.access, ids);
       }
     });
@@ -239,25 +248,30 @@ export function createDispatcher(db: Database, onError: (error: unknown) => void
   function tableOf(oid: number): TableInfo | undefined {
     const subs = byTable.get(oid);
     if (!subs) return undefined;
-    for (const sub of subs) return sub.table;
+    for (const sub of subs.all) return sub.table;
     return undefined;
   }
 
   return {
     add(channel) {
+      planned = null;
       for (const binding of channel.bindings) {
         let subs = byTable.get(binding.table.oid);
-        if (!subs) byTable.set(binding.table.oid, (subs = new Set()));
+        if (!subs) byTable.set(binding.table.oid, (subs = new TableBindings()));
         subs.add(binding);
       }
     },
     remove(channel) {
+      planned = null;
       for (const binding of channel.bindings) {
         const subs = byTable.get(binding.table.oid);
         if (!subs) continue;
-        for (const sub of subs) if (sub.channel === channel) subs.delete(sub);
+        subs.delete(binding);
         if (subs.size === 0) byTable.delete(binding.table.oid);
       }
+    },
+    refresh() {
+      planned = null;
     },
     wake() {
       if (running) {

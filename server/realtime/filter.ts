@@ -215,6 +215,21 @@ function asText(value: unknown): string {
   return typeof value === 'string' ? value : JSON.stringify(value);
 }
 
+/**
+ * The first condition of `filter` that holds only where a text column equals one of a few
+ * values (a plain `eq` or `in` on a text column), or null. A row passes the filter only if
+ * {@link equalityKey} of its value for that column is among those values, so subscribers can
+ * be looked up by that key instead of each being asked about every change.
+ */
+export function equalityCondition(filter: Filter): Condition | null {
+  return filter.find((condition) => !condition.negate && (condition.op === 'eq' || condition.op === 'in') && TEXT.has(condition.type)) ?? null;
+}
+
+/** The text an {@link equalityCondition} compares a row's value as; null for a missing or NULL value, which no such condition passes. */
+export function equalityKey(value: unknown): string | null {
+  return value === null || value === undefined ? null : asText(value);
+}
+
 /** SQL's three-valued verdict of one condition: null where SQL gives NULL. */
 function verdict(condition: Condition, actual: unknown): boolean | null {
   const isNull = actual === null || actual === undefined;
