@@ -164,6 +164,20 @@ export function openPool(config: pg.PoolConfig, size: number, onError: (error: E
         return resultOf<Row>(results[results.length - 2]!);
       });
     },
+    runWithClaims: async <Row,>(claims: Claims, sql: string, decide?: (result: QueryResult<Row>) => void) => {
+      const begin = await beginWithClaims(claims);
+      return onConnection(async (client) => {
+        if (!decide) {
+          const results = (await client.query(`${begin}; ${sql}; commit`)) as unknown as pg.QueryResult[];
+          return resultOf<Row>(results[results.length - 2]!);
+        }
+        const results = (await client.query(`${begin}; ${sql}`)) as unknown as pg.QueryResult[];
+        const result = resultOf<Row>(results[results.length - 1]!);
+        decide(result);
+        await client.query('commit');
+        return result;
+      });
+    },
     listen: async (channel, onPayload) => {
       const listener = listenForever(settings, channel, onPayload, onError);
       await listener.ready;

@@ -52,6 +52,14 @@ export interface Database extends Queryable {
    * what the database would say, such as the policies of realtime.messages.
    */
   checkWithClaims<Row = Record<string, unknown>>(claims: Claims, sql: string): Promise<QueryResult<Row>>;
+  /**
+   * Runs `sql` (one statement without parameters: values are inlined as literals) in a
+   * transaction under the caller's role, claims and budget as {@link withClaims} opens it, and
+   * resolves to its result. Without `decide`, the transaction is opened, run and committed in
+   * one round trip. With it, `decide` sees the result first: if it throws, everything is rolled
+   * back and its error is the answer; otherwise a second round trip commits.
+   */
+  runWithClaims<Row = Record<string, unknown>>(claims: Claims, sql: string, decide?: (result: QueryResult<Row>) => void): Promise<QueryResult<Row>>;
   /** Runs `fn` in one transaction as the database owner. Rolls back if `fn` throws. */
   transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
   /** Calls `onPayload` for each NOTIFY on `channel`; resolves to a function that stops listening. */

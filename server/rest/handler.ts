@@ -4,6 +4,7 @@ import { REQUEST_ROLES } from '../db/pool.js';
 import type { Claims, Database } from '../db/index.js';
 import { BodyTooLargeError, readBody } from '../http/body.js';
 import { bearerToken, sendJson } from '../http/respond.js';
+import { inlineParams, sqlLiteral } from '../db/literals.js';
 import { isJsonObject } from '../http/json.js';
 import { checkLogicTrees, checkQueryBounds } from './bounds.js';
 import { ident, tableOf, type Catalog } from './catalog.js';
@@ -177,27 +178,34 @@ function successStatus(method: string, row: ResultRow | null, total: number | nu
 /**
  * Runs `statement` under `claims`. With `single`, anything but one row is PGRST116; over
  * max-affected (handling=strict) is PGRST124; both roll the write back. `tx=rollback` rolls
- * back after the answer is computed.
+ * back after the answer is computed. A statement whose answer decides nothing about its commit
+ * (every read, and a write with none of those three) is opened, run and committed in one round
+ * trip to the database; the others take two.
  */
 async function run(db: Database, claims: Claims, statement: Statement, single: boolean, prefer: Preferences, write: boolean, schema: string): Promise<ResultRow> {
+  // As PostgREST: the chosen schema first on the search path, then public.
+  const searchPath = schema === 'public' ? '' : `select set_config('search_path', ${sqlLiteral(`${ident(schema)}, public`)}, true); `;
+  const sql = searchPath + inlineParams(statement.sql, statement.params);
+  const strict = write && prefer.strict && prefer.maxAffected !== undefined;
+  const answer = (row: ResultRow): ResultRow => {
+    if (strict && row.page > prefer.maxAffected!) {
+      throw new RestError(400, 'PGRST124', 'Query result exceeds max-affected preference constraint', `The query affects ${row.page} rows`);
+    }
+    return { ...row, body: single && row.body !== null ? singleObject(row) : row.body };
+  };
+  if (!prefer.rollback && !(write && (single || strict))) return answer((await db.runWithClaims<ResultRow>(claims, sql)).rows[0]!);
+  let result: ResultRow | undefined;
   try {
-    return await db.withClaims(claims, async (tx) => {
-      // As PostgREST: the chosen schema first on the search path, then public.
-      if (schema !== 'public') await tx.query(`select set_config('search_path', $1, true)`, [`${ident(schema)}, public`]);
-      const row = (await tx.query<ResultRow>(statement.sql, statement.params)).rows[0]!;
-      if (write && prefer.strict && prefer.maxAffected !== undefined && row.page > prefer.maxAffected) {
-        throw new RestError(400, 'PGRST124', 'Query result exceeds max-affected preference constraint', `The query affects ${row.page} rows`);
-      }
+    await db.runWithClaims<ResultRow>(claims, sql, ({ rows }) => {
       // Checked inside the transaction so that a write with a wrong row count is rolled back.
-      const body = single && row.body !== null ? singleObject(row) : row.body;
-      const result = { ...row, body };
+      result = answer(rows[0]!);
       if (prefer.rollback) throw new RolledBack(result);
-      return result;
     });
   } catch (error) {
     if (error instanceof RolledBack) return error.row;
     throw error;
   }
+  return result!;
 }
 
 /** Serves `/rest/v1/rpc/<name>` with GET, HEAD or POST: a function call under the caller's role and claims. */

@@ -206,4 +206,15 @@ test('update with filters changes own rows', async () => {
   assert.equal(data, [{ block_type: 'diamond' }]);
 });
 
+test('values travel as literals: quotes, backslashes and dollars come back as sent, and a NUL is refused as PostgreSQL refuses it', async () => {
+  const message = `it's \\ "$1" $$ $2 E'\\'' ;--`;
+  const sent = await alice.client.from('game_chat_messages').insert({ player_id: alice.address, player_name: 'Alice', message }).select('message').single();
+  assert.is(sent.error, null);
+  assert.equal(sent.data, { message });
+  const found = await bob.client.from('game_chat_messages').select('message').eq('message', message).in('player_id', [alice.address, 'a"b,c']);
+  assert.equal(found.data, [{ message }]);
+  const nul = await bob.client.from('game_chat_messages').select('message').eq('message', 'a\u0000b');
+  assert.equal([nul.status, nul.error?.code, nul.error?.message], [400, '22021', 'invalid byte sequence for encoding "UTF8": 0x00']);
+});
+
 test.run();
