@@ -16,7 +16,7 @@ function heldClient(rowMissing = false) {
   const db = {
     from: () => ({
       update: (row: { x: number }) => ({
-        eq: () => ({ select: () => ({ maybeSingle: () => held('update', row, rowMissing ? null : stored) }) }),
+        eq: () => ({ select: () => held('update', row, rowMissing ? [] : [stored]) }),
       }),
       upsert: (row: { x: number }) => ({
         select: () => ({ single: () => held('upsert', row, stored) }),
