@@ -38,6 +38,14 @@ const SPREAD = argument('--spread', pick(1000, 150));
 const SECONDS = pick(30, 10);
 const PLACE_EVERY_MS = 3000;
 /**
+ * Walkers start walking at moments of their own within this span, and poses are measured from
+ * WALK_WARMUP_MS after the first starts until before they stop: a crowd that started and stopped
+ * in the same step would put a pose of every walker in one batch to every other (all 62,500 at
+ * once, in this one process), which no crowd of players does.
+ */
+const WALK_START_SPREAD_MS = 1000;
+const WALK_WARMUP_MS = 2000;
+/**
  * Most players entering the world per second. Each entry is a dozen channel joins, each asked
  * of the database's policies; 1,000 players entering within 5 s (2,800 joins a second) is more
  * than the one server core answers before the clients' 10 s join timeout.
@@ -142,6 +150,8 @@ interface Walker {
   /** When the current direction started (ms since the epoch). */
   changedAt: number;
   nextChange: number;
+  /** When it starts walking (ms since the epoch). */
+  startsAt: number;
 }
 
 /**
@@ -247,9 +257,13 @@ async function runCase(
   /** Sender index by wallet. */
   const indexOf = new Map<string, number>();
   const refused = new Set<string>();
-  /** Walkers move at each of their steps while this holds. */
+  /** Walkers move at each of their steps while this holds, each from its own `startsAt`. */
   let walking = false;
+  /** Blocks and disconnects are counted while this holds; poses while `measuringPoses` does. */
   let measuring = false;
+  let measuringPoses = false;
+  /** When pose measurement began (ms since the epoch). */
+  let began = 0;
   try {
     const players: TestPlayer[] = await inBatches(wallets, 8, (wallet) => signInPlayer(server, wallet));
     const idlePss = await serverTotal(server, pssMb);
@@ -266,7 +280,7 @@ async function runCase(
         name: names[i]!,
         pose: { x: at.x, y: at.y, facing: 1, moving: false },
         onStep() {
-          if (walking && walkers[i]) stepWalker(walkers[i]!);
+          if (walking && walkers[i] && Date.now() >= walkers[i]!.startsAt) stepWalker(walkers[i]!);
         },
         onConnected(connected) {
           if (!connected && measuring) figures.disconnects++;
@@ -275,15 +289,17 @@ async function runCase(
           if (!measuring) return;
           const now = Date.now();
           if (event.kind === 'playerPose') {
+            if (!measuringPoses) return;
             figures.poseLatency.add(now - event.t);
             const k = indexOf.get(event.id);
-            if (k === undefined || !walking) return;
+            if (k === undefined) return;
             const pair = i * count + k;
             heardCount[pair]!++;
             heardGap[pair] = Math.max(heardGap[pair]!, now - (heardLast[pair] || began));
             heardLast[pair] = now;
             const changedAt = walkers[k]!.changedAt;
-            if (event.t >= changedAt && changeHeard[pair] !== changedAt) {
+            // Changes made before the measurement began are not timed: their first pose may have been heard before it.
+            if (changedAt >= began && event.t >= changedAt && changeHeard[pair] !== changedAt) {
               changeHeard[pair] = changedAt;
               figures.directionHeard.add(now - changedAt);
             }
@@ -295,7 +311,7 @@ async function runCase(
           }
         },
       });
-      const walker: Walker = { headless, box: box(i), direction: randomDirection(), changedAt: 0, nextChange: 0 };
+      const walker: Walker = { headless, box: box(i), direction: randomDirection(), changedAt: 0, nextChange: 0, startsAt: 0 };
       walkers[i] = walker;
       indexOf.set(player.address, i);
     }));
@@ -312,9 +328,13 @@ async function runCase(
     const placedAt = new Map<string, number>();
     const used = new Set<string>();
     let stepping = true;
-    const began = Date.now();
-    measuring = true;
+    const starting = Date.now();
+    for (const walker of walkers) walker.startsAt = starting + Math.random() * WALK_START_SPREAD_MS;
     walking = true;
+    await sleep(WALK_WARMUP_MS);
+    began = Date.now();
+    measuring = true;
+    measuringPoses = true;
     // Every tenth walker builds, each on a beat of its own: builders spread over the 3 s, as
     // players who never agreed on when to place a block.
     const builders = build ? walkers.filter((_, i) => i % 10 === 0) : [];
@@ -339,6 +359,7 @@ async function runCase(
     const cpuAfter = await serverTotal(server, cpuSeconds);
     const load = process.cpuUsage(loadBefore);
     const walked = Date.now();
+    measuringPoses = false;
     stepping = false;
     walking = false;
     // The walkers stop where they are, as a player letting go of the keys: one stop each.
