@@ -168,13 +168,17 @@ async function interest(server: TestServer): Promise<void> {
 async function worldLoad(): Promise<void> {
   const dataDir = await makeDataDir();
   const db = await startDatabase({ dataDir, migrationsDir: 'supabase/migrations' });
-  // A 401 x 250-tile area around spawn, spawn itself left empty.
-  await db.exec(`
-    insert into public.game_blocks (x, y, block_type, player_id, player_name)
-    select x, y, 'stone', 'seed', 'Seed'
-    from generate_series(-200, 200) x, generate_series(-125, 124) y
-    where abs(x) > 2 or abs(y) > 2
-    limit ${WORLD_BLOCKS}`);
+  // A 401 x 250-tile area around spawn, spawn itself left empty. Seeding is no request: it may
+  // take longer than the server's own statements are allowed to (INTERNAL_STATEMENT_TIMEOUT).
+  await db.transaction(async (tx) => {
+    await tx.exec(`set local statement_timeout = '5min'`);
+    await tx.exec(`
+      insert into public.game_blocks (x, y, block_type, player_id, player_name)
+      select x, y, 'stone', 'seed', 'Seed'
+      from generate_series(-200, 200) x, generate_series(-125, 124) y
+      where abs(x) > 2 or abs(y) > 2
+      limit ${WORLD_BLOCKS}`);
+  });
   const { rows } = await db.query<{ n: number }>('select count(*)::int as n from public.game_blocks');
   await db.close();
   const server = await startTestServer(dataDir);
