@@ -136,18 +136,13 @@ export function createPresence(db: SupabaseClient, options: PresenceOptions): Pr
     const hitsBefore = options.hitsHeard();
     lastBeat = now();
     // The server keeps its own health and level in the row; the answer tells us what they are.
-    // The row is updated where it exists (every beat but a session's first): an upsert runs the
-    // row's checks twice, once for the insert it tries and again for the update it becomes.
     // Asked for as a list, which the server answers in one round trip to the database.
-    const updated = await db.from('game_players').update(row).eq('player_id', playerId).select('health, level');
-    const { data, error } = updated.error || updated.data?.length
-      ? { data: updated.data?.[0], error: updated.error }
-      : await db.from('game_players').upsert(row, { onConflict: 'player_id' }).select('health, level').single();
+    const { data, error } = await db.from('game_players').upsert(row, { onConflict: 'player_id' }).select('health, level');
     if (error) {
       console.error('presence heartbeat failed:', error.code, error.message);
       return;
     }
-    const stored = data as Pick<PlayerRow, 'health' | 'level'>;
+    const stored = (data as Pick<PlayerRow, 'health' | 'level'>[])[0]!;
     emit({ kind: 'recorded', health: options.hitsHeard() === hitsBefore ? stored.health : null, level: stored.level });
   }
 
