@@ -11,8 +11,7 @@
  *   `bench/bystander.ts`), server CPU and memory (PSS), and disconnects.
  * - "spread": players each walking in a region of its own, far apart: the same figures.
  *
- * Players are placed by writing their presence rows before the server starts (a new player
- * otherwise enters at spawn and would need minutes to walk apart). `--quick` runs smaller, shorter
+ * Players are placed by writing their presence rows before the server starts (bench/seed.ts). `--quick` runs smaller, shorter
  * cases; `--players N` and `--spread N` set the crowd sizes.
  */
 import { execFileSync, spawn } from 'node:child_process';
@@ -21,10 +20,10 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { walkVelocity } from '../components/pose.js';
 import { PRESENCE_HEARTBEAT_MS } from '../net/constants.js';
 import { isWaterTile, WORLD_SEED } from '../components/terrain.js';
-import { startDatabase } from '../server/db/index.js';
 import { createTestWallet, makeDataDir, removeDataDir, signInPlayer, startTestServer, type TestPlayer, type TestServer } from '../test/server/harness.js';
 import { startHeadlessPlayer, type HeadlessPlayer } from '../test/server/headless-player.js';
 import { cpuSeconds, pssMb, serverPids } from './processes.js';
+import { seedPresence } from './seed.js';
 import { percentile, pick, printHeader, round } from './stats.js';
 import { waitFor } from '../test/support/wait.js';
 
@@ -191,21 +190,6 @@ interface Figures {
   blocksPlaced: number;
   rest: number[];
   disconnects: number;
-}
-
-/** Writes a presence row for each wallet at its start position, before the server runs. */
-async function seedPresence(dataDir: string, starts: Array<{ address: string; name: string; x: number; y: number }>): Promise<void> {
-  const db = await startDatabase({ dataDir, migrationsDir: 'supabase/migrations' });
-  try {
-    const rows = JSON.stringify(starts.map(({ address, name, x, y }) => ({ player_id: address, player_name: name, x, y })));
-    await db.query(
-      `insert into public.game_players (player_id, player_name, x, y)
-       select player_id, player_name, x, y from jsonb_to_recordset($1::jsonb) as r(player_id text, player_name text, x int, y int)`,
-      [rows],
-    );
-  } finally {
-    await db.close();
-  }
 }
 
 /** Runs `work` over `items` with at most `limit` at once. */

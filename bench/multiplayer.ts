@@ -16,8 +16,9 @@ import { createBlockSync } from '../net/blocks.js';
 import { startDatabase } from '../server/db/index.js';
 import { CHROMIUM_ARGS } from '../test/e2e/setup.js';
 import { enterWorld } from '../test/e2e/enter-world.js';
-import { makeDataDir, removeDataDir, signInPlayer, startTestServer, type TestServer } from '../test/server/harness.js';
+import { createTestWallet, makeDataDir, removeDataDir, signInPlayer, startTestServer, type TestServer } from '../test/server/harness.js';
 import { startHeadlessPlayer, type HeadlessPlayer } from '../test/server/headless-player.js';
+import { seedPresence } from './seed.js';
 import { median, percentile, pick, printHeader, round, spread } from './stats.js';
 
 const PLACEMENTS = pick(25, 8);
@@ -135,33 +136,52 @@ async function poseRate(server: TestServer): Promise<void> {
   print({ bench: 'multiplayer', case: 'pose-rate', runs: POSE_RUNS, hz: spread(rates), keyframeSteps: POSE_KEYFRAME_STEPS });
 }
 
-/** 50 walkers in 5 groups far apart: each should hear its own group only. */
-async function interest(server: TestServer): Promise<void> {
+/**
+ * 50 walkers in 5 groups far apart: each should hear its own group only. The groups stand where
+ * their presence rows were written before their server started (bench/seed.ts): a new player
+ * enters at spawn, and the movement rules would refuse one that appeared 10,000 px away.
+ */
+async function interest(): Promise<void> {
+  const wallets = Array.from({ length: GROUPS * GROUP_SIZE }, () => createTestWallet());
+  // Groups 10,000 px apart: about ten regions, far beyond any 3x3 neighbourhood.
+  const starts = wallets.map((wallet, n) => ({
+    address: wallet.address,
+    name: `G${Math.floor(n / GROUP_SIZE)}P${n % GROUP_SIZE}`,
+    x: Math.floor(n / GROUP_SIZE) * 10_000 + 16 + (n % GROUP_SIZE) * 8,
+    y: 16,
+  }));
+  const dataDir = await makeDataDir();
+  await seedPresence(dataDir, starts);
+  const server = await startTestServer(dataDir);
   const walkers: HeadlessPlayer[] = [];
-  for (let g = 0; g < GROUPS; g++) {
-    // Groups 10,000 px apart: about ten regions, far beyond any 3x3 neighbourhood.
-    for (let i = 0; i < GROUP_SIZE; i++) walkers.push(await walker(server, `G${g}P${i}`, g * 10_000 + 16 + i * 8, 16));
+  try {
+    for (const [n, start] of starts.entries()) {
+      walkers.push(await startHeadlessPlayer(server, await signInPlayer(server, wallets[n]!), { name: start.name, pose: { x: start.x, y: start.y, facing: 1, moving: false } }));
+    }
+    await sleep(2000);
+    for (const w of walkers) w.posesHeard = 0;
+    const stop = walkAll(walkers);
+    await sleep(INTEREST_SECONDS * 1000);
+    stop();
+    const inbound = walkers.map((w) => w.posesHeard / INTEREST_SECONDS);
+    // A walker sends a keyframe every POSE_KEYFRAME_STEPS steps of 16 ms, plus an event per turn.
+    const sentPerPlayer = 1000 / (POSE_KEYFRAME_STEPS * 16);
+    print({
+      bench: 'multiplayer',
+      case: 'interest',
+      players: walkers.length,
+      groups: GROUPS,
+      inboundPerClientP50: round(median(inbound)),
+      inboundPerClientMax: round(Math.max(...inbound)),
+      nearbySenders: GROUP_SIZE - 1,
+      expectedFromNearby: round((GROUP_SIZE - 1) * sentPerPlayer),
+      ifEveryoneHeardEveryone: round((walkers.length - 1) * sentPerPlayer),
+    });
+    await Promise.all(walkers.map((w) => w.session.close()));
+  } finally {
+    await server.stop();
+    await removeDataDir(dataDir);
   }
-  await sleep(2000);
-  for (const w of walkers) w.posesHeard = 0;
-  const stop = walkAll(walkers);
-  await sleep(INTEREST_SECONDS * 1000);
-  stop();
-  const inbound = walkers.map((w) => w.posesHeard / INTEREST_SECONDS);
-  // A walker sends a keyframe every POSE_KEYFRAME_STEPS steps of 16 ms, plus an event per turn.
-  const sentPerPlayer = 1000 / (POSE_KEYFRAME_STEPS * 16);
-  print({
-    bench: 'multiplayer',
-    case: 'interest',
-    players: walkers.length,
-    groups: GROUPS,
-    inboundPerClientP50: round(median(inbound)),
-    inboundPerClientMax: round(Math.max(...inbound)),
-    nearbySenders: GROUP_SIZE - 1,
-    expectedFromNearby: round((GROUP_SIZE - 1) * sentPerPlayer),
-    ifEveryoneHeardEveryone: round((walkers.length - 1) * sentPerPlayer),
-  });
-  await Promise.all(walkers.map((w) => w.session.close()));
 }
 
 /** A world of 100,000 blocks written straight into a fresh database, then loaded by a client. */
@@ -217,8 +237,8 @@ const server = await startTestServer();
 try {
   await placementLatency(server);
   await poseRate(server);
-  await interest(server);
 } finally {
   await server.stop();
 }
+await interest();
 process.exit(0);
