@@ -334,6 +334,7 @@ async function runCase(
       }
     }));
     const reading = bystander.start();
+    const logBefore = server.output().length;
     const cpuBefore = await serverTotal(server, cpuSeconds);
     const loadBefore = process.cpuUsage();
     const loadLoop = monitorEventLoopDelay({ resolution: 5 });
@@ -343,6 +344,7 @@ async function runCase(
     const cpuAfter = await serverTotal(server, cpuSeconds);
     const load = process.cpuUsage(loadBefore);
     const walked = Date.now();
+    const shed = shedIn(server.output().slice(logBefore));
     measuringPoses = false;
     stepping = false;
     walking = false;
@@ -401,6 +403,8 @@ async function runCase(
       server_pss_mb: Math.round(loadedPss),
       server_idle_pss_mb: Math.round(idlePss),
       disconnects: figures.disconnects,
+      // Broadcasts that sockets behind shed while the crowd walked (the server logs them): 0 means it never started to shed.
+      shed_broadcasts: shed,
     });
   } finally {
     measuring = false;
@@ -408,6 +412,13 @@ async function runCase(
     await server.stop();
     await removeDataDir(dataDir);
   }
+}
+
+/** The broadcasts the server logged as shed in `log` (server/realtime/index.ts). */
+function shedIn(log: string): number {
+  let total = 0;
+  for (const match of log.matchAll(/realtime: shed (\d+) broadcasts/g)) total += Number(match[1]);
+  return total;
 }
 
 /** A land tile outside spawn within 4 tiles of `pose` that no block was placed on yet. */

@@ -23,13 +23,14 @@ import {
   MAX_PERSISTS_PER_SECOND,
   MAX_WALLET_MESSAGES_PER_SECOND,
   MESSAGE_PRUNE_MS,
+  SHED_REPORT_MS,
   KeyedBuckets,
   TokenBucket,
 } from './limits.js';
 import { installMessages, pruneMessages, readReplay, storeBroadcast } from './messages.js';
 import type { Vsn } from './protocol.js';
 import { PresenceRegistry } from './presence.js';
-import { Outbound } from './wire.js';
+import { broadcastsShed, Outbound } from './wire.js';
 
 /** What Realtime needs from the server: the database, token verification and the anon key. */
 export interface RealtimeDeps {
@@ -101,6 +102,17 @@ export async function attachRealtime(server: Server, deps: RealtimeDeps): Promis
     walletBudgets.forgetFull();
     addressBudgets.forgetFull();
   }, BUDGET_SWEEP_MS).unref();
+  // Shedding is told when it starts, within a second, then at most every SHED_REPORT_MS while it goes on.
+  let shedReported = broadcastsShed();
+  let shedReportedAt = -Infinity;
+  const shedWatch = setInterval(() => {
+    const now = performance.now();
+    const total = broadcastsShed();
+    if (total === shedReported || now - shedReportedAt < SHED_REPORT_MS) return;
+    log(`realtime: shed ${total - shedReported} broadcasts: sockets behind kept only the newest of each sender's stream`);
+    shedReported = total;
+    shedReportedAt = now;
+  }, 1000).unref();
   let lastRefresh = performance.now();
   /** Re-reads the published tables; a call while one runs makes it read once more after. */
   const catalogue = createReloader(
@@ -226,6 +238,7 @@ export async function attachRealtime(server: Server, deps: RealtimeDeps): Promis
     async close() {
       clearInterval(sweep);
       clearInterval(pruner);
+      clearInterval(shedWatch);
       batches.close();
       server.off('upgrade', onUpgrade);
       for (const ws of wss.clients) ws.terminate();

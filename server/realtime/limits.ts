@@ -22,6 +22,8 @@ export const OUTBOUND_HIGH_WATER_BYTES = 256 * 1024;
 export const MAX_QUEUED_BROADCAST_BYTES = 256 * 1024;
 /** Queued replies and postgres_changes bytes per socket; past it the socket is closed. */
 export const MAX_QUEUED_DURABLE_BYTES = 4 * 1024 * 1024;
+/** While sockets behind shed broadcasts, the log tells how many at most this often (the first at once). */
+export const SHED_REPORT_MS = 10_000;
 /** Longest a private channel's write verdict is reused before the policies are asked again. */
 export const WRITE_CHECK_MS = 5000;
 /**

@@ -24,6 +24,18 @@ interface Queued {
 /** Outbound queues holding messages for the end of this turn of the event loop. */
 const due = new Set<Outbound>();
 
+/** Broadcasts shed since the server started, over every socket: see {@link broadcastsShed}. */
+let shed = 0;
+
+/**
+ * How many broadcasts sockets that were behind have shed so far: replaced while waiting by a
+ * newer one of the same stream, or dropped past {@link MAX_QUEUED_BROADCAST_BYTES}. It grows
+ * only under load the server cannot hand on as fast as it comes: where a crowd starts to shed.
+ */
+export function broadcastsShed(): number {
+  return shed;
+}
+
 /**
  * The messages one socket was due in a turn and their frames in one buffer: the next socket due
  * the very same messages in the same order (every subscriber of a batch of changes) is written
@@ -177,6 +189,7 @@ export class Outbound {
     if (previous) {
       this.ephemeralQueue.delete(key);
       this.ephemeralBytes -= previous.data.length;
+      shed++;
     }
     this.ephemeralQueue.set(key, { data, binary });
     this.ephemeralBytes += data.length;
@@ -184,6 +197,7 @@ export class Outbound {
       if (this.ephemeralBytes <= MAX_QUEUED_BROADCAST_BYTES) break;
       this.ephemeralQueue.delete(oldest);
       this.ephemeralBytes -= queued.data.length;
+      shed++;
     }
   }
 

@@ -155,6 +155,8 @@ test('a socket that stops reading keeps only the newest pose per sender and stay
   const poses = reader.frames.filter((f) => Buffer.isBuffer(f)).length;
   assert.ok(poses < 2 * (last + 1), `older poses were dropped (${poses} of ${2 * (last + 1)} arrived)`);
   assert.is(reader.closed, null, 'dropping broadcasts never closes the socket');
+  // The operator is told that the server started to shed, within a second or two.
+  await waitFor(() => /realtime: shed \d+ broadcasts: sockets behind kept only the newest/.test(server.output()), { timeout: 5000, message: 'the shedding logged' });
   reader.ws.close();
   for (const [n, p] of [alice, dave].entries()) await p.client.removeChannel(senders[n].channel);
 });
