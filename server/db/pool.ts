@@ -150,6 +150,19 @@ export function openPool(config: pg.PoolConfig, size: number, onError: (error: E
       return result;
     });
 
+  /**
+   * `sql` under claims in one round trip: the transaction is opened, `sql` (statements without
+   * parameters) run and the transaction ended with `end`, all in one script. Resolves to the
+   * result of the last statement of `sql`.
+   */
+  const oneTrip = async <Row,>(claims: Claims, sql: string, end: 'commit' | 'rollback'): Promise<QueryResult<Row>> => {
+    const script = `${await beginWithClaims(claims)}; ${sql}; ${end}`;
+    return onConnection(async (client) => {
+      const results = (await client.query(script)) as unknown as pg.QueryResult[];
+      return resultOf<Row>(results[results.length - 2]!);
+    });
+  };
+
   return {
     query: async <Row,>(sql: string, params?: unknown[]) => resultOf<Row>(await pool.query(sql, params)),
     exec: async (sql) => {
@@ -157,20 +170,11 @@ export function openPool(config: pg.PoolConfig, size: number, onError: (error: E
     },
     transaction: (fn) => transaction('begin', fn),
     withClaims: async (claims: Claims, fn) => transaction(await beginWithClaims(claims), fn),
-    checkWithClaims: async <Row,>(claims: Claims, sql: string) => {
-      const script = `${await beginWithClaims(claims)}; ${sql}; rollback`;
-      return onConnection(async (client) => {
-        const results = (await client.query(script)) as unknown as pg.QueryResult[];
-        return resultOf<Row>(results[results.length - 2]!);
-      });
-    },
+    checkWithClaims: <Row,>(claims: Claims, sql: string) => oneTrip<Row>(claims, sql, 'rollback'),
     runWithClaims: async <Row,>(claims: Claims, sql: string, decide?: (result: QueryResult<Row>) => void) => {
+      if (!decide) return oneTrip<Row>(claims, sql, 'commit');
       const begin = await beginWithClaims(claims);
       return onConnection(async (client) => {
-        if (!decide) {
-          const results = (await client.query(`${begin}; ${sql}; commit`)) as unknown as pg.QueryResult[];
-          return resultOf<Row>(results[results.length - 2]!);
-        }
         const results = (await client.query(`${begin}; ${sql}`)) as unknown as pg.QueryResult[];
         const result = resultOf<Row>(results[results.length - 1]!);
         decide(result);
