@@ -57,11 +57,6 @@ function needsCheck(access: Access): boolean {
 }
 
 /**
- * Evaluation key: subscribers whose verdict cannot differ share one check. Under `exists`
- * (no policy reads the claims) that is everyone of one role; under `claims`, one role and
- * one set of claims.
- */
-/**
  * Least time between the starts of two drains while changes keep coming: a change that finds
  * the dispatcher idle is drained at once, and under a stream of changes (heartbeats of a
  * thousand players, 200 a second) each drain takes those of this long together, one query and
@@ -69,6 +64,11 @@ function needsCheck(access: Access): boolean {
  */
 export const DRAIN_GAP_MS = 20;
 
+/**
+ * Evaluation key: subscribers whose verdict cannot differ share one check. Under `exists`
+ * (no policy reads the claims) that is everyone of one role; under `claims`, one role and
+ * one set of claims.
+ */
 function evalKey(channel: Channel, access: Access): string {
   return access.mode === 'claims' ? `${channel.claims.role}\0${channel.claimsJson}` : channel.claims.role;
 }
