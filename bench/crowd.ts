@@ -11,8 +11,8 @@
  *   `bench/bystander.ts`), server CPU and memory (PSS), and disconnects.
  * - "spread": players each walking in a region of its own, far apart: the same figures.
  *
- * Players are placed by writing their presence rows before the server starts (bench/seed.ts). `--quick` runs smaller, shorter
- * cases; `--players N` and `--spread N` set the crowd sizes.
+ * Players are placed by writing their presence rows before the server starts (bench/seed.ts).
+ * `--quick` runs smaller, shorter cases; `--players N` and `--spread N` set the crowd sizes.
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { cpus, setPriority } from 'node:os';

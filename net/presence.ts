@@ -197,4 +197,3 @@ export function createPresence(db: SupabaseClient, options: PresenceOptions): Pr
     },
   };
 }
-
