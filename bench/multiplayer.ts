@@ -98,9 +98,9 @@ async function placementLatency(server: TestServer): Promise<void> {
   }
 }
 
-/** A simulated player: a real session whose engine side is a pose that walks. */
-async function walker(server: TestServer, name: string, x: number, y: number): Promise<HeadlessPlayer> {
-  return startHeadlessPlayer(server, await signInPlayer(server), { name, pose: { x, y, facing: 1, moving: false } });
+/** A simulated player (signed in with `wallet`, a new one by default): a real session whose engine side is a pose that walks. */
+async function walker(server: TestServer, name: string, x: number, y: number, wallet = createTestWallet()): Promise<HeadlessPlayer> {
+  return startHeadlessPlayer(server, await signInPlayer(server, wallet), { name, pose: { x, y, facing: 1, moving: false } });
 }
 
 /** Moves every walker at 3 px per 16 ms, back and forth around its start, until stopped. */
@@ -156,7 +156,7 @@ async function interest(): Promise<void> {
   const walkers: HeadlessPlayer[] = [];
   try {
     for (const [n, start] of starts.entries()) {
-      walkers.push(await startHeadlessPlayer(server, await signInPlayer(server, wallets[n]!), { name: start.name, pose: { x: start.x, y: start.y, facing: 1, moving: false } }));
+      walkers.push(await walker(server, start.name, start.x, start.y, wallets[n]));
     }
     await sleep(2000);
     for (const w of walkers) w.posesHeard = 0;
