@@ -57,7 +57,9 @@ test.before(async () => {
   [alice, bob, carol] = await Promise.all([signInPlayer(server), signInPlayer(server), signInPlayer(server)]);
 });
 
-test.before.each(() => Promise.all([alice, bob, carol].map((p) => enterAtSpawn(p))));
+test.before.each(async () => {
+  await Promise.all([alice, bob, carol].map((p) => enterAtSpawn(p)));
+});
 
 test.after(async () => {
   await operator.end();
