@@ -257,7 +257,7 @@ export function followClaims(db: SupabaseClient, options: ClaimsOptions): Claims
       const ids = own.map((row) => row.id);
       const members = new Map<string, string[]>();
       if (ids.length > 0) {
-        const { data, error } = await db.from('game_claim_members').select('claim_id,player_id').in('claim_id', ids).order('added_at').limit(50 * ids.length);
+        const { data, error } = await db.from('game_claim_members').select('claim_id,player_id').in('claim_id', ids).limit(50 * ids.length);
         if (error) throw error;
         for (const row of data as { claim_id: string; player_id: string }[]) members.set(row.claim_id, [...(members.get(row.claim_id) ?? []), row.player_id]);
       }

@@ -108,7 +108,7 @@ function LandBody({ claims }: { claims: ClaimsFollower }) {
       setBudget(nextBudget);
       setMine(nextMine);
     } catch (error) {
-      setMessage(error instanceof Error ? error.message : 'The server could not be reached.');
+      setMessage((error as { message?: string }).message || 'The server could not be reached.');
     }
   }, [claims]);
   useEffect(() => {
