@@ -208,7 +208,8 @@ create trigger game_claim_members_rate before insert on public.game_claim_member
 -- ---------------------------------------------------------------------------------------------
 -- Building inside a claim: the owner and its members only. One index probe per block write;
 -- the writer's wallet is looked up only when a claim covers the tile.
-create or replace function game_private.claim_refusal(tile_x integer, tile_y integer) returns text
+-- The owner's name of a claim covering tile (x, y) that the caller may not build on, or null.
+create or replace function game_private.claim_barring(tile_x integer, tile_y integer) returns text
 language plpgsql stable security definer set search_path = '' as $$
 declare
   claim record;
@@ -224,23 +225,31 @@ begin
      or not public.claim_holds(claim.owner_id) then
     return null;
   end if;
-  return format('This land is claimed by %s.', claim.owner_name);
+  return claim.owner_name;
 end $$;
 
+-- The support rule's removal of floating blocks is judged too: a removal that would sink blocks
+-- on land the remover may not build on is refused as a whole.
 create or replace function game_private.check_claimed_land() returns trigger
 language plpgsql security definer set search_path = '' as $$
 declare
-  refusal text;
+  owner text;
 begin
-  if game_private.removing_orphans() then return coalesce(new, old); end if;
+  if game_private.removing_orphans() then
+    owner := game_private.claim_barring(old.x, old.y);
+    if owner is not null then
+      raise exception 'That would sink blocks on land claimed by %.', owner using errcode = '42501';
+    end if;
+    return old;
+  end if;
   if tg_op <> 'DELETE' then
-    refusal := game_private.claim_refusal(new.x, new.y);
+    owner := game_private.claim_barring(new.x, new.y);
   end if;
-  if refusal is null and tg_op <> 'INSERT' and (tg_op = 'DELETE' or old.x <> new.x or old.y <> new.y) then
-    refusal := game_private.claim_refusal(old.x, old.y);
+  if owner is null and tg_op <> 'INSERT' and (tg_op = 'DELETE' or old.x <> new.x or old.y <> new.y) then
+    owner := game_private.claim_barring(old.x, old.y);
   end if;
-  if refusal is not null then
-    raise exception '%', refusal using errcode = '42501';
+  if owner is not null then
+    raise exception 'This land is claimed by %.', owner using errcode = '42501';
   end if;
   return coalesce(new, old);
 end $$;
@@ -315,7 +324,7 @@ grant select on public.game_claims, public.game_claim_members to anon;
 grant select, insert, update, delete on public.game_claims, public.game_claim_members to service_role;
 
 revoke all on function game_private.claim_tiles_total(text), game_private.claim_tiles_used(text),
-  game_private.claim_refusal(integer, integer) from public;
+  game_private.claim_barring(integer, integer) from public;
 
 -- Every claim and member change reaches the players at once; a deleted row carries its key.
 alter publication supabase_realtime add table public.game_claims, public.game_claim_members;

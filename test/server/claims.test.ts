@@ -6,6 +6,7 @@
 import type pg from 'pg';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { isWaterTile, WORLD_SEED } from '../../components/terrain.js';
 import { connectAsOperator } from '../support/server.js';
 import { signInPlayer, startTestServer, type TestPlayer, type TestServer } from './harness.js';
 import { createRules, enterAtSpawn, nameOf, type Rules } from './rules.js';
@@ -131,6 +132,7 @@ test('inside a claim only the owner and its members build; trust is the owner\'s
   await refused('the owner moves the claim', 'game_claims', () => alice.client.from('game_claims').update({ x1: 0 }).eq('id', claimId), '42501', 403);
 
   assert.is((await alice.client.from('game_claim_members').delete().eq('claim_id', claimId).eq('player_id', bob.address)).error, null);
+  await refused('a stranger moves its own block into the claim', 'game_blocks', () => bob.client.from('game_blocks').update({ x: 9 }).eq('x', 11).eq('y', 0), '42501', 403, /^This land is claimed by/);
   await refused('an untrusted member places', 'game_blocks', () => place(bob, 7, 0), '42501', 403, /^This land is claimed by/);
   await refused('an untrusted member removes', 'game_blocks', () => remove(bob, 6, 0), '42501', 403, /^This land is claimed by/);
 
@@ -187,6 +189,24 @@ test('a claim lapses after 60 days without its owner: it protects nothing, yield
   assert.is((await carol.client.from('game_claims').delete().eq('owner_id', carol.address)).error, null);
 });
 
+test("removing a block that links blocks on water inside someone else's claim to land is refused; the owner may", async () => {
+  const [erin, fred] = await Promise.all([signInPlayer(server), signInPlayer(server)]);
+  // Tile (-18, 12) is land; (-19, 12) and (-20, 12) are water (components/terrain.ts, the world seed).
+  assert.equal([isWaterTile(-18, 12, WORLD_SEED), isWaterTile(-19, 12, WORLD_SEED), isWaterTile(-20, 12, WORLD_SEED)], [false, true, true]);
+  await Promise.all([rules.walkTo(erin, -600, 400), rules.walkTo(fred, -600, 400)]);
+  assert.is((await claim(erin, { x1: -26, y1: 8, x2: -19, y2: 14 })).error, null);
+  assert.is((await place(fred, -18, 12)).error, null, 'land, outside the claim');
+  assert.is((await place(erin, -19, 12)).error, null, 'on water, linked to land by fred\'s block');
+  assert.is((await place(erin, -20, 12)).error, null);
+  await rules.refused('sinking the claim\'s chain', 'game_blocks', () => remove(fred, -18, 12), '42501', 403,
+    new RegExp(`^That would sink blocks on land claimed by ${nameOf(erin)}\\.$`));
+  const removed = await remove(erin, -18, 12);
+  assert.equal(removed.data, [{ x: -18, y: 12 }], 'honest: the owner may');
+  const left = (await rules.snapshot('game_blocks') as Array<{ x: number; y: number }>).filter((b) => b.y === 12 && b.x <= -18);
+  assert.equal(left, [], 'and the chain sank with it');
+  assert.is((await erin.client.from('game_claims').delete().eq('owner_id', erin.address)).error, null);
+});
+
 test('claims and trust reach subscribed players at once', async () => {
   const events: Array<{ table: string; type: string; row: Record<string, unknown> }> = [];
   const channel = carol.client.channel('claims-live')
@@ -199,12 +219,14 @@ test('claims and trust reach subscribed players at once', async () => {
     const id = made.data!.id as string;
     assert.is((await alice.client.from('game_claim_members').insert({ claim_id: id, player_id: bob.address })).error, null);
     assert.is((await alice.client.from('game_claims').delete().eq('id', id)).error, null);
-    for (let i = 0; i < 50 && events.length < 4; i++) await new Promise((resolve) => setTimeout(resolve, 100));
-    assert.equal(events.map((e) => [e.table, e.type]), [['claims', 'INSERT'], ['members', 'INSERT'], ['claims', 'DELETE'], ['members', 'DELETE']]);
-    assert.equal([events[0]!.row.owner_name, events[0]!.row.x1], [nameOf(alice), -10]);
-    assert.equal(events[1]!.row.player_id, bob.address);
-    assert.is(events[2]!.row.id, id);
-    assert.equal([events[3]!.row.claim_id, events[3]!.row.player_id], [id, bob.address], 'abandoning removes the trust with the claim');
+    // Only this claim's events: a change committed just before the subscription may still arrive.
+    const ours = () => events.filter((e) => (e.table === 'claims' ? e.row.id : e.row.claim_id) === id);
+    for (let i = 0; i < 50 && ours().length < 4; i++) await new Promise((resolve) => setTimeout(resolve, 100));
+    assert.equal(ours().map((e) => [e.table, e.type]), [['claims', 'INSERT'], ['members', 'INSERT'], ['claims', 'DELETE'], ['members', 'DELETE']]);
+    assert.equal([ours()[0]!.row.owner_name, ours()[0]!.row.x1], [nameOf(alice), -10]);
+    assert.equal(ours()[1]!.row.player_id, bob.address);
+    assert.is(ours()[2]!.row.id, id);
+    assert.equal([ours()[3]!.row.claim_id, ours()[3]!.row.player_id], [id, bob.address], 'abandoning removes the trust with the claim');
   } finally {
     await carol.client.removeChannel(channel);
   }
