@@ -2,7 +2,8 @@
  * Land claims in the browser: a desktop player claims by dragging a rectangle in the LAND panel's
  * claim tool, sees it outlined in its own colour and its budget drop; a second player hears the
  * claim live, reads "Claimed by NAME" standing in it and is refused building there with the
- * database's sentence; a phone player claims by tapping two corners.
+ * database's sentence until the owner trusts it by name, and again once untrusted; a phone
+ * player claims by tapping two corners.
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -87,6 +88,32 @@ test('another player hears the claim, reads "Claimed by Landlord" inside it, and
   await page.mouse.click(target.x, target.y);
   await page.getByText('This land is claimed by Landlord.').first().waitFor();
   assert.is(await page.evaluate(() => window.__tessera!.tileAt(8, 2)), null, 'the refused block is taken back');
+
+  // The owner trusts the visitor by name: it builds, and sees the claim in the trusted colour.
+  const owner = ctx.alice.page;
+  await owner.getByLabel('Name of the player to trust').fill('visitor');
+  await owner.getByRole('button', { name: 'TRUST' }).click();
+  await owner.getByText('visitor may build here now.').waitFor();
+  await owner.getByTestId('land-member').filter({ hasText: 'Visitor' }).waitFor();
+  await page.keyboard.press('l');
+  await page.waitForFunction(() => document.querySelector('[data-testid=land-budget]'));
+  await page.waitForTimeout(300);
+  assert.is(await edgeColour(page, 7, -3), CLAIM_COLORS.trusted);
+  await page.keyboard.press('Escape');
+  await page.mouse.click(target.x, target.y);
+  await page.waitForFunction(() => window.__tessera!.tileAt(8, 2) !== null);
+  await page.waitForTimeout(500);
+  assert.ok(await page.evaluate(() => window.__tessera!.tileAt(8, 2)), 'a trusted player builds and the block stays');
+
+  // Untrusted again: the next block is refused.
+  await owner.getByRole('button', { name: 'Remove Visitor' }).click();
+  await owner.getByText('Visitor may no longer build here.').waitFor();
+  const next = await tilePoint(page, 9, 2);
+  // The first refusal's toast is gone by now or soon; an identical toast would not show twice.
+  await page.getByText('This land is claimed by Landlord.').waitFor({ state: 'detached' });
+  await page.mouse.click(next.x, next.y);
+  await page.getByText('This land is claimed by Landlord.').waitFor();
+  await page.waitForFunction(() => window.__tessera!.tileAt(9, 2) === null);
   await bob.context.close();
   await ctx.alice.context.close();
 });
