@@ -32,6 +32,15 @@ export const CLAIMS_CHECK_MS = 1000;
 /** Widest claim: a claim overlapping a rectangle starts at most this many tiles left of it. */
 const CLAIM_MAX_SPAN = 99;
 const CLAIM_COLUMNS = 'id,owner_id,owner_name,x1,y1,x2,y2';
+/** Most values in one `in.(...)` filter the embedded server serves (README, TS102). */
+const IN_LIST_MAX = 100;
+
+/** `list` in consecutive slices of at most `size`. */
+export function slices<T>(list: readonly T[], size: number): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < list.length; i += size) out.push(list.slice(i, i + size));
+  return out;
+}
 
 /** A game_claims row as read. */
 export interface ClaimRow extends TileRect {
@@ -256,15 +265,14 @@ export function followClaims(db: SupabaseClient, options: ClaimsOptions): Claims
       const own = [...known.values()].filter((row) => row.owner_id === me);
       const ids = own.map((row) => row.id);
       const members = new Map<string, string[]>();
-      if (ids.length > 0) {
-        const { data, error } = await db.from('game_claim_members').select('claim_id,player_id').in('claim_id', ids).limit(50 * ids.length);
+      for (const some of slices(ids, IN_LIST_MAX)) {
+        const { data, error } = await db.from('game_claim_members').select('claim_id,player_id').in('claim_id', some).limit(50 * some.length);
         if (error) throw error;
         for (const row of data as { claim_id: string; player_id: string }[]) members.set(row.claim_id, [...(members.get(row.claim_id) ?? []), row.player_id]);
       }
-      const wallets = [...new Set([...members.values()].flat())];
       const names = new Map<string, string>();
-      if (wallets.length > 0) {
-        const { data, error } = await db.from('game_held_names').select('player_id,player_name').in('player_id', wallets).limit(wallets.length);
+      for (const some of slices([...new Set([...members.values()].flat())], IN_LIST_MAX)) {
+        const { data, error } = await db.from('game_held_names').select('player_id,player_name').in('player_id', some).limit(some.length);
         if (error) throw error;
         for (const row of data as { player_id: string; player_name: string }[]) names.set(row.player_id, row.player_name);
       }

@@ -1,7 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { claimAt, claimShapeProblem, rectBetween, rectSize, relationOf, type Claim } from '../../../components/claims.js';
-import { claimsArea, nearEdge, overlaps, CLAIM_MARGIN_TILES } from '../../../net/claims.js';
+import { claimsArea, nearEdge, overlaps, slices, CLAIM_MARGIN_TILES } from '../../../net/claims.js';
 import { VIEW_HALF_HEIGHT_TILES, VIEW_HALF_WIDTH_TILES } from '../../../net/constants.js';
 import { describeRefusal } from '../../../net/refusals.js';
 
@@ -42,6 +42,12 @@ test('the area read: the view plus the margin; read again within half the margin
   assert.ok(nearEdge(area, { x: 0, y: -CLAIM_MARGIN_TILES / 2 - 1 }));
   assert.ok(overlaps({ x1: 0, y1: 0, x2: 4, y2: 4 }, { x1: 4, y1: 4, x2: 9, y2: 9 }), 'one shared corner tile');
   assert.not.ok(overlaps({ x1: 0, y1: 0, x2: 4, y2: 4 }, { x1: 5, y1: 0, x2: 9, y2: 4 }), 'side by side');
+});
+
+test('lists go to the server in slices the request bounds allow', () => {
+  assert.equal(slices([1, 2, 3, 4, 5], 2), [[1, 2], [3, 4], [5]]);
+  assert.equal(slices([], 100), []);
+  assert.is(slices(Array.from({ length: 400 }, (_, i) => i), 100).length, 4);
 });
 
 test('a refused edit in a claim shows the database\'s sentence', () => {
