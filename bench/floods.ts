@@ -3,7 +3,9 @@
  * bench/server.ts does, through test/support), each while another player reads over REST.
  * Prints one JSON line per flood with the medians of the runs: the server's RSS (the node
  * process) before, at its peak during, and after the flood, and the other player's REST p95.
- * Targets: RSS within idle + 150 MB, REST p95 < 50 ms.
+ * Targets: RSS within idle + 150 MB, REST p95 < 50 ms. `server_cpu_ms` is the CPU time the server
+ * process spent during the flood, which the machine's other load does not change.
+ * `--case=<name>[,...]` runs only the named floods.
  *   channels: one socket asks for 5,000 channels, stops reading, and a player keeps posing on them.
  *   poses:    a signed-in player sends 5,000 poses with invented ids on its region.
  *   unknown:  200 anon joins of postgres_changes on tables that do not exist (10 sockets).
@@ -27,6 +29,14 @@ import { waitFor } from '../test/support/wait.js';
 import { QUICK, median, percentile, printHeader, round } from './stats.js';
 
 const RUNS = QUICK ? 1 : 3;
+
+/** CPU time (user and system) process `pid` has used so far, in ms. */
+async function cpuMs(pid: number): Promise<number> {
+  const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  // utime and stime, fields 14 and 15 of stat(5), in clock ticks of 10 ms.
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
 
 /** Resident memory of process `pid`, in MB. */
 async function rssMb(pid: number): Promise<number> {
@@ -120,11 +130,13 @@ async function restProbe(server: Server, token: string): Promise<{ stop(): Promi
 async function measure(server: Server, bystander: string, flood: () => Promise<() => void>) {
   const pid = server.child.pid!;
   const before = await rssMb(pid);
+  const cpuBefore = await cpuMs(pid);
   let peak = before;
   const sampler = setInterval(() => void rssMb(pid).then((mb) => (peak = Math.max(peak, mb))), 50);
   const probe = await restProbe(server, bystander);
   const cleanup = await flood();
   const times = await probe.stop();
+  const cpu = (await cpuMs(pid)) - cpuBefore;
   clearInterval(sampler);
   peak = Math.max(peak, await rssMb(pid));
   cleanup();
@@ -139,7 +151,7 @@ async function measure(server: Server, bystander: string, flood: () => Promise<(
     },
     { timeout: 10_000, interval: 200, message: 'RSS to settle' },
   ).catch(() => {});
-  return { before, peak, after, p95: percentile(times, 95), reads: times.length };
+  return { before, peak, after, p95: percentile(times, 95), reads: times.length, cpu };
 }
 
 /** 5,000 joins on one socket, which then stops reading while a player poses on its channels for 3 s. */
@@ -278,7 +290,7 @@ function bindingsFlood(server: Server, holder: TestPlayer, writer: TestPlayer) {
     const token = await accessToken(holder);
     let changes = 0;
     const holders = await Promise.all(Array.from({ length: 10 }, () => replySocket(server)));
-    for (const s of holders) s.ws.on('message', (data: Buffer) => data.includes('"postgres_changes"') && changes++);
+    for (const s of holders) s.ws.on('message', (data: Buffer) => data.includes(',"postgres_changes",{"ids"') && changes++);
     const bindings = Array.from({ length: 100 }, (_, i) => ({ event: 'INSERT', schema: 'public', table: 'game_blocks', filter: `x=neq.${-100 - i}` }));
     const statuses = await Promise.all(holders.flatMap((s, n) => Array.from({ length: 5 }, (_, c) => joined(s, `${c}`, `realtime:h-${n}-${c}`, { access_token: token, config: { postgres_changes: bindings } }))));
     const tiles = tilesInViewOfSpawn().slice(0, 10);
@@ -317,7 +329,7 @@ function patternsFlood(server: Server, poster: TestPlayer) {
       if (!error) posted++;
       await new Promise((resolve) => setTimeout(resolve, 250));
     }
-    console.error(`patterns: ${errors.length} of 20 pattern joins refused (${errors[0]}), ${posted} clips of 1 MB posted`);
+    console.error(`patterns: ${errors.length} of 20 pattern joins refused (${errors[0]?.split('; ')[0]}), ${posted} clips of 1 MB posted`);
     return () => sockets.forEach((s) => s.ws.close());
   };
 }
@@ -339,7 +351,10 @@ try {
     ['bindings', bindingsFlood(server, listener, poser)],
     ['patterns', patternsFlood(server, poser)],
   ];
+  // `--case=<name>[,<name>...]` runs only those floods.
+  const only = process.argv.find((arg) => arg.startsWith('--case='))?.slice('--case='.length).split(',');
   for (const [name, flood] of floods) {
+    if (only && !only.includes(name)) continue;
     const runs: Array<Awaited<ReturnType<typeof measure>>> = [];
     for (let run = 0; run < RUNS; run++) {
       // Presence goes stale after 30 s: refresh it so region floods stay authorised.
@@ -358,6 +373,7 @@ try {
         rss_after_mb: med((r) => r.after),
         rest_p95_ms: med((r) => r.p95),
         rest_reads: med((r) => r.reads),
+        server_cpu_ms: med((r) => r.cpu),
         within_targets: runs.every((r) => r.peak <= idle + 150 && r.p95 < 50),
       }),
     );

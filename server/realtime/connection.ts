@@ -574,7 +574,7 @@ export function serveConnection(conn: Conn, hub: Hub): void {
       await handle(msg, fromBinary, data.length, paid, arrived);
     } catch (error) {
       const reason = error instanceof JoinError || error instanceof MalformedFrame ? error.message : 'internal error';
-      if (reason === 'internal error') hub.log(`realtime: ${msg.event} on ${msg.topic} failed: ${(error as Error).message}`);
+      if (reason === 'internal error') hub.log(`realtime: ${msg.event} on ${msg.topic.slice(0, MAX_NAME_BYTES)} failed: ${errorMessage(error)}`);
       reply(conn, msg, 'error', { reason });
     }
   }
