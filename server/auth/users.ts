@@ -34,6 +34,9 @@ export interface SessionGrant {
 /** Lets a refresh token that was just rotated be used again briefly, as GoTrue does for racing tabs. */
 const REUSE_INTERVAL_SECONDS = 10;
 
+/** Longer than any refresh token this server issues (32 characters): unknown without a lookup. */
+const MAX_REFRESH_TOKEN_LENGTH = 64;
+
 const APP_METADATA = { provider: 'web3', providers: ['web3'] };
 
 /**
@@ -156,6 +159,7 @@ export type RefreshOutcome =
  * per-session rate limit). The refreshes of one session run one at a time (its row is locked).
  */
 export async function refreshSession(db: Database, refreshToken: string, admit: (sessionId: string) => void): Promise<RefreshOutcome> {
+  if (refreshToken.length > MAX_REFRESH_TOKEN_LENGTH) return { kind: 'not_found' };
   const found = await db.query<{ session_id: string }>('select session_id from auth.refresh_tokens where token = $1', [refreshToken]);
   const sessionId = found.rows[0]?.session_id;
   if (!sessionId) return { kind: 'not_found' };

@@ -82,6 +82,8 @@ test('a rotated token reused within 10 s gets the active child, never a new toke
   const next = await refreshWith(server, child);
   assert.is(next.status, 200);
   assert.is.not(next.body!.refresh_token, child, 'the active token itself rotates');
+  const huge = await refreshWith(server, 'x'.repeat(60_000));
+  assert.equal([huge.status, huge.body!.code], [400, 'refresh_token_not_found']);
 });
 
 test('300 parallel refreshes of one token: 10 answered with one child, 290 refused, the session keeps 2 tokens', async () => {
