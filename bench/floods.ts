@@ -18,6 +18,8 @@
  *             a player places (then removes) 10 blocks that every binding is matched against.
  *   patterns: 20 anon sockets ask for like/match filters on voice clips' audio (refused) and 20 for
  *             eq/in filters on it, while a player posts two 1 MB voice clips.
+ *   refresh:  3,000 refresh-token grants, 100 on each of 30 sessions' tokens, 300 in flight
+ *             (the per-address limits are the test servers', so the per-session bound is measured).
  */
 import { spawn } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
@@ -334,6 +336,39 @@ function patternsFlood(server: Server, poster: TestPlayer) {
   };
 }
 
+/** Refresh tokens of new sessions, `count` of them, signed in before a flood so that signing in is not measured. */
+async function refreshTokens(server: Server, count: number): Promise<string[]> {
+  const players = await Promise.all(Array.from({ length: count }, () => signInPlayer(server)));
+  return Promise.all(players.map(async (p) => (await p.client.auth.getSession()).data.session!.refresh_token));
+}
+
+/** 100 refresh grants on each of `tokens`, 300 in flight at once; tells how many were answered and how many tokens they named. */
+function refreshFlood(server: Server, tokens: string[]) {
+  return async () => {
+    const requests = tokens.flatMap((token) => Array.from({ length: 100 }, () => token));
+    const statuses: Record<number, number> = {};
+    const children = new Set<string>();
+    let next = 0;
+    const worker = async () => {
+      while (next < requests.length) {
+        const token = requests[next++]!;
+        const response = await fetch(`${server.url}/auth/v1/token?grant_type=refresh_token`, {
+          method: 'POST',
+          headers: { apikey: server.anonKey, 'content-type': 'application/json' },
+          body: JSON.stringify({ refresh_token: token }),
+        });
+        const body = (await response.json()) as { refresh_token?: string };
+        statuses[response.status] = (statuses[response.status] ?? 0) + 1;
+        if (body.refresh_token) children.add(body.refresh_token);
+      }
+    };
+    const started = performance.now();
+    await Promise.all(Array.from({ length: 300 }, worker));
+    console.error(`refresh: ${requests.length} grants in ${round(performance.now() - started)} ms: ${JSON.stringify(statuses)}, ${children.size} tokens minted for ${tokens.length} sessions`);
+    return () => {};
+  };
+}
+
 printHeader('floods', { warmups: 0, runs: RUNS });
 const server = await startServer({ dataDir: await makeDataDir() });
 try {
@@ -341,6 +376,7 @@ try {
   await Promise.all([enterAtSpawn(bystander), enterAtSpawn(poser), enterAtSpawn(listener)]);
   const bystanderToken = await accessToken(bystander);
   await (await restProbe(server, bystanderToken)).stop();
+  const refreshRuns = await Promise.all(Array.from({ length: RUNS }, () => refreshTokens(server, 30)));
   const idle = await rssMb(server.child.pid!);
   const floods: Array<[string, () => Promise<() => void>]> = [
     ['channels', channelsFlood(server, poser)],
@@ -350,6 +386,7 @@ try {
     ['long-topic', longTopicFlood(server)],
     ['bindings', bindingsFlood(server, listener, poser)],
     ['patterns', patternsFlood(server, poser)],
+    ['refresh', () => refreshFlood(server, refreshRuns.shift()!)()],
   ];
   // `--case=<name>[,<name>...]` runs only those floods.
   const only = process.argv.find((arg) => arg.startsWith('--case='))?.slice('--case='.length).split(',');

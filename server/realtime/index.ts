@@ -39,7 +39,18 @@ export interface RealtimeDeps {
   /** Verifies a JWT and returns its claims; throws on a bad or expired token. */
   verifyToken(token: string): Promise<Claims>;
   anonKey: string;
+  /** Sockets open at once per client IP address; defaults to {@link DEFAULT_MAX_SOCKETS_PER_ADDRESS}. */
+  maxSocketsPerAddress?: number;
 }
+
+/**
+ * Sockets one IP address may hold open at once unless configured (`REALTIME_MAX_SOCKETS_PER_IP`).
+ * Every per-socket bound (channels, queued bytes, messages a second) multiplies by it; 200 lets
+ * a school or office of a couple of hundred players share one address, one socket each.
+ */
+export const DEFAULT_MAX_SOCKETS_PER_ADDRESS = 200;
+/** The error of the HTTP 429 that refuses a socket over the per-address cap. */
+export const TOO_MANY_SOCKETS = 'Too many sockets from this address';
 
 /** The attached Realtime service. */
 export interface RealtimeServer {
@@ -60,7 +71,7 @@ const BUDGET_SWEEP_MS = 10_000;
 
 function refuse(socket: Duplex, status: number, error: string): void {
   const body = JSON.stringify({ error });
-  const reason = status === 401 ? 'Unauthorized' : status === 404 ? 'Not Found' : 'Bad Request';
+  const reason = status === 401 ? 'Unauthorized' : status === 404 ? 'Not Found' : status === 429 ? 'Too Many Requests' : 'Bad Request';
   socket.end(
     `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
   );
@@ -74,6 +85,14 @@ function refuse(socket: Duplex, status: number, error: string): void {
  */
 export async function attachRealtime(server: Server, deps: RealtimeDeps): Promise<RealtimeServer> {
   const { db, verifyToken, anonKey } = deps;
+  const maxSocketsPerAddress = deps.maxSocketsPerAddress ?? DEFAULT_MAX_SOCKETS_PER_ADDRESS;
+  /** Sockets open or being opened per address; an address with none is removed. */
+  const socketsPerAddress = new Map<string, number>();
+  const releaseSocket = (address: string) => {
+    const left = socketsPerAddress.get(address)! - 1;
+    if (left > 0) socketsPerAddress.set(address, left);
+    else socketsPerAddress.delete(address);
+  };
   const log = (message: string) => console.error(message);
   await installCapture(db);
   await installMessages(db);
@@ -184,6 +203,17 @@ export async function attachRealtime(server: Server, deps: RealtimeDeps): Promis
       if (server.listenerCount('upgrade') === 1) refuse(socket, 404, 'Not found');
       return;
     }
+    // Counted from here, before the key is checked, so that slow checks cannot be piled up either.
+    const address = req.socket.remoteAddress ?? '';
+    const open = socketsPerAddress.get(address) ?? 0;
+    if (open >= maxSocketsPerAddress) return refuse(socket, 429, TOO_MANY_SOCKETS);
+    socketsPerAddress.set(address, open + 1);
+    // A refused, failed or finished socket closes, and is uncounted then.
+    socket.once('close', () => releaseSocket(address));
+    await accept(req, socket, head, url);
+  }
+
+  async function accept(req: IncomingMessage, socket: Duplex, head: Buffer, url: URL): Promise<void> {
     const apikey = url.searchParams.get('apikey');
     if (!apikey) return refuse(socket, 401, 'API key is missing');
     const vsn = url.searchParams.get('vsn') ?? '1.0.0';
