@@ -90,6 +90,8 @@ export interface EmbedQuery {
 /** What the query string of a table request asks for. */
 export interface RequestQuery {
   select: SelectField[];
+  /** The number of items the select lists as written: `*`, each field and each embedded resource count one. */
+  selectItems: number;
   embeds: EmbedQuery[];
   filters: Filter[];
   order: OrderTerm[];
@@ -258,7 +260,8 @@ function parseCondition(field: FieldRef, raw: string): Condition {
   if (op in OPERATORS) {
     if (modifier === undefined) return { kind: 'condition', field, negate, op: op as keyof typeof OPERATORS, value };
     if ((modifier !== 'any' && modifier !== 'all') || !/^\{.*\}$/s.test(value)) throw fail();
-    return { kind: 'condition', field, negate, op: op as keyof typeof OPERATORS, value, quantifier: modifier, values: splitList(value.slice(1, -1)) };
+    // A set: repeating a value changes no answer, and `eq(all)`/`neq(any)` then stop at the second value.
+    return { kind: 'condition', field, negate, op: op as keyof typeof OPERATORS, value, quantifier: modifier, values: [...new Set(splitList(value.slice(1, -1)))] };
   }
   if (op === 'in' && modifier === undefined && value.startsWith('(') && value.endsWith(')')) {
     return { kind: 'condition', field, negate, op: 'in', values: [...new Set(splitList(value.slice(1, -1)))] };
@@ -346,7 +349,8 @@ export function parseFilters(table: TableInfo, params: URLSearchParams, skip: Re
 export function parseQuery(catalog: Catalog, table: TableInfo, params: URLSearchParams, skip?: ReadonlySet<string>, depth = 0): RequestQuery {
   const raw = params.get('select');
   const items: EmbedItem[] = [];
-  const select = parseSelect(catalog, table, depth === 0 && !raw?.trim() ? '*' : raw ?? '', items, depth ? `${table.name}_${depth}` : table.name);
+  const selectText = depth === 0 && !raw?.trim() ? '*' : raw ?? '';
+  const select = parseSelect(catalog, table, selectText, items, depth ? `${table.name}_${depth}` : table.name);
   checkEmbedBounds(depth + (items.length ? 1 : 0), items.length);
   const own = new URLSearchParams();
   const childParams = items.map((item) => new URLSearchParams({ select: item.select }));
@@ -383,6 +387,7 @@ export function parseQuery(catalog: Catalog, table: TableInfo, params: URLSearch
   const onConflict = own.get('on_conflict');
   return {
     select,
+    selectItems: selectText.trim() ? splitTopLevel(selectText).length : 0,
     embeds,
     filters: parseFilters(table, own, skip),
     order: order ? parseOrder(table, order) : [],
