@@ -141,38 +141,34 @@ function operatorText(condition: Condition): string {
 }
 
 /**
- * The number of elements a typed operator's value (`cs`, `cd`, `ov`, ranges) lists: its commas
- * outside double quotes, plus one. For an array `{1,2,3}` that is its elements, for a range
- * `[1,5)` its two bounds, for JSON at least its number of values.
+ * The number of values a list as written holds (`a,"b,c",d` is 3): its commas outside double
+ * quotes, plus one. For an array `{1,2,3}` that is its elements, for a range `[1,5)` its two
+ * bounds, for JSON at least its number of values. Counted without splitting, so that a refused
+ * list costs one pass over its characters.
  */
-function elementCount(value: string): number {
+function valueCount(list: string): number {
   let commas = 0;
   let quoted = false;
-  for (let i = 0; i < value.length; i++) {
-    const ch = value[i]!;
-    if (quoted && ch === '\\') i++;
-    else if (ch === '"') quoted = !quoted;
-    else if (ch === ',' && !quoted) commas++;
+  for (let i = 0; i < list.length; i++) {
+    const ch = list.charCodeAt(i);
+    if (quoted && ch === 0x5c) i++;
+    else if (ch === 0x22) quoted = !quoted;
+    else if (ch === 0x2c && !quoted) commas++;
   }
   return commas + 1;
 }
 
-/** Operators whose value is one literal of the column's type that may list elements. */
-const ELEMENT_OPERATORS: ReadonlySet<string> = new Set(['cs', 'cd', 'ov', 'sl', 'sr', 'nxl', 'nxr', 'adj']);
+/** Operators whose value is one literal of the column's type that may list elements (arrays, ranges, JSON). */
+export const ELEMENT_OPERATORS: ReadonlySet<string> = new Set(['cs', 'cd', 'ov', 'sl', 'sr', 'nxl', 'nxr', 'adj']);
 
-/** The number of values `condition` lists, and how the list is written, when it has a list. */
-function listOf(condition: Condition): { count: number; written: string } | null {
-  const column = condition.field.column;
-  if (condition.op === 'in') return { count: condition.values.length, written: `${column}=in.(...)` };
-  if ('quantifier' in condition && condition.quantifier) return { count: condition.values!.length, written: `${column}=${operatorText(condition)}.{...}` };
-  if (ELEMENT_OPERATORS.has(condition.op) && 'value' in condition) {
-    return { count: elementCount(condition.value), written: `${column}=${operatorText(condition)}.${condition.value.slice(0, 1)}...${condition.value.slice(-1)}` };
-  }
-  return null;
-}
-
-/** Refuses a list of more than {@link REQUEST_BOUNDS.listValues} values; `written` says which. */
-function checkList(written: string, count: number, form: string): void {
+/**
+ * Refuses, while a condition is parsed and before its list is split, a list of more than
+ * {@link REQUEST_BOUNDS.listValues} values as written: `in.(...)`, `op(any).{...}`,
+ * `op(all).{...}` or the elements of a {@link ELEMENT_OPERATORS} value. `form` names the
+ * operator (`lt(any)`), `written` how the condition reads (`x=lt(any).{...}`).
+ */
+export function checkListLength(written: string, form: string, list: string): void {
+  const count = valueCount(list);
   if (count > REQUEST_BOUNDS.listValues) {
     throw refuse('TS102', `${form} list too long`, `${written} lists ${count} values; at most ${REQUEST_BOUNDS.listValues}`, 'Split the list over several requests');
   }
@@ -193,7 +189,7 @@ function checkField(field: FieldRef): void {
 /**
  * Refuses a condition on `table` whose cost grows with what the client sends or with the size of
  * a large column: any operator but `is`, `eq`, `neq` on a large column (TS101), a pattern or
- * search text too long (TS101), a list too long (TS102), a JSON path too long (TS110).
+ * search text too long (TS101), a JSON path too long (TS110). Lists were counted while parsing.
  */
 function checkCondition(table: TableInfo, condition: Condition): void {
   const column = condition.field.column;
@@ -230,8 +226,6 @@ function checkCondition(table: TableInfo, condition: Condition): void {
       'Search for fewer words',
     );
   }
-  const list = listOf(condition);
-  if (list) checkList(list.written, list.count, condition.op === 'in' ? 'in' : operatorText(condition).replace(/^not\./, ''));
 }
 
 /**
@@ -291,7 +285,9 @@ function checkLevel(table: TableInfo, query: RequestQuery, read: boolean, sortNe
   }
   checkOrder(table, query.order, sortNeedsIndex);
   for (const [name, list] of [['columns', query.columns], ['on_conflict', query.onConflict]] as const) {
-    if (list) checkList(`${name}=...`, list.length, name);
+    if (list && list.length > REQUEST_BOUNDS.listValues) {
+      throw refuse('TS102', `${name} list too long`, `${name}=... lists ${list.length} values; at most ${REQUEST_BOUNDS.listValues}`, 'Split the list over several requests');
+    }
   }
 }
 

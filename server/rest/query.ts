@@ -1,5 +1,5 @@
 import { checkColumn, type Catalog, type FunctionInfo, type TableInfo } from './catalog.js';
-import { checkEmbedBounds } from './bounds.js';
+import { checkEmbedBounds, checkListLength, ELEMENT_OPERATORS } from './bounds.js';
 import { computedColumn, resolveEmbed, type Relationship } from './embed.js';
 import { parseError, RestError } from './errors.js';
 
@@ -257,13 +257,19 @@ function parseCondition(field: FieldRef, raw: string): Condition {
   const fail = () => parseError(`"failed to parse filter (${raw})" (line 1, column 1)`, `unexpected "${head}" expecting an operator`);
   if (dot < 0) throw fail();
   if (op in FTS) return { kind: 'condition', field, negate, op: op as keyof typeof FTS, value, config: modifier || undefined };
+  const not = negate ? 'not.' : '';
   if (op in OPERATORS) {
-    if (modifier === undefined) return { kind: 'condition', field, negate, op: op as keyof typeof OPERATORS, value };
+    if (modifier === undefined) {
+      if (ELEMENT_OPERATORS.has(op)) checkListLength(`${field.column}=${not}${op}.${value.slice(0, 1)}...${value.slice(-1)}`, op, value);
+      return { kind: 'condition', field, negate, op: op as keyof typeof OPERATORS, value };
+    }
     if ((modifier !== 'any' && modifier !== 'all') || !/^\{.*\}$/s.test(value)) throw fail();
+    checkListLength(`${field.column}=${not}${op}(${modifier}).{...}`, `${op}(${modifier})`, value);
     // A set: repeating a value changes no answer, and `eq(all)`/`neq(any)` then stop at the second value.
     return { kind: 'condition', field, negate, op: op as keyof typeof OPERATORS, value, quantifier: modifier, values: [...new Set(splitList(value.slice(1, -1)))] };
   }
   if (op === 'in' && modifier === undefined && value.startsWith('(') && value.endsWith(')')) {
+    checkListLength(`${field.column}=${not}in.(...)`, 'in', value);
     return { kind: 'condition', field, negate, op: 'in', values: [...new Set(splitList(value.slice(1, -1)))] };
   }
   if (op === 'is' && ['null', 'not_null', 'true', 'false', 'unknown'].includes(value.toLowerCase())) {
