@@ -15,6 +15,7 @@
  * from one signed-in stranger for a few seconds (docs/rest-bounds.md):
  *   any-list-2600: player_id=lt(any).{2,600 values} on game_blocks (refused, TS102).
  *   any-list-100:  the longest list still served, 100 values, matching no row.
+ *   plain-scan:    player_id=lt.0, the same scan without a list: what any-list-100 is measured against.
  *   fts-clips:     audio_data=fts.<words> on game_voice_messages (refused, TS101).
  *   fts-names:     the same search on player_name, a bounded column (served).
  */
@@ -369,6 +370,7 @@ try {
   const floods: Array<[string, string]> = [
     ['any-list-2600', `game_blocks?select=x,y&player_id=lt(any).{${lowValues(2600)}}`],
     ['any-list-100', `game_blocks?select=x,y&player_id=lt(any).{${lowValues(100)}}`],
+    ['plain-scan', 'game_blocks?select=x,y&player_id=lt.0'],
     ['fts-clips', 'game_voice_messages?select=id&audio_data=fts.QUJD'],
     ['fts-names', 'game_voice_messages?select=id&player_name=fts.nobody'],
   ];

@@ -158,13 +158,10 @@ function valueCount(list: string): number {
   return commas + 1;
 }
 
-/** Operators whose value is one literal of the column's type that may list elements (arrays, ranges, JSON). */
-export const ELEMENT_OPERATORS: ReadonlySet<string> = new Set(['cs', 'cd', 'ov', 'sl', 'sr', 'nxl', 'nxr', 'adj']);
-
 /**
  * Refuses, while a condition is parsed and before its list is split, a list of more than
  * {@link REQUEST_BOUNDS.listValues} values as written: `in.(...)`, `op(any).{...}`,
- * `op(all).{...}` or the elements of a {@link ELEMENT_OPERATORS} value. `form` names the
+ * `op(all).{...}` or the elements of a `cs`, `cd`, `ov` or range operator's value. `form` names the
  * operator (`lt(any)`), `written` how the condition reads (`x=lt(any).{...}`).
  */
 export function checkListLength(written: string, form: string, list: string): void {

@@ -1,5 +1,5 @@
 import { checkColumn, type Catalog, type FunctionInfo, type TableInfo } from './catalog.js';
-import { checkEmbedBounds, checkListLength, ELEMENT_OPERATORS } from './bounds.js';
+import { checkEmbedBounds, checkListLength } from './bounds.js';
 import { computedColumn, resolveEmbed, type Relationship } from './embed.js';
 import { parseError, RestError } from './errors.js';
 
@@ -11,6 +11,9 @@ const OPERATORS = {
 
 /** Full-text search operators and the function that turns their value into a tsquery. */
 const FTS = { fts: 'to_tsquery', plfts: 'plainto_tsquery', phfts: 'phraseto_tsquery', wfts: 'websearch_to_tsquery' } as const;
+
+/** Operators whose value is one literal of the column's own type (arrays, ranges, jsonb), which may list elements. */
+export const TYPED_OPERATORS: ReadonlySet<string> = new Set(['cs', 'cd', 'ov', 'sl', 'sr', 'nxl', 'nxr', 'adj']);
 
 /** Operators whose value is a pattern (bounded by REQUEST_BOUNDS.patternChars). */
 export const PATTERN_OPERATORS: ReadonlySet<string> = new Set(['like', 'ilike', 'match', 'imatch']);
@@ -260,7 +263,7 @@ function parseCondition(field: FieldRef, raw: string): Condition {
   const not = negate ? 'not.' : '';
   if (op in OPERATORS) {
     if (modifier === undefined) {
-      if (ELEMENT_OPERATORS.has(op)) checkListLength(`${field.column}=${not}${op}.${value.slice(0, 1)}...${value.slice(-1)}`, op, value);
+      if (TYPED_OPERATORS.has(op)) checkListLength(`${field.column}=${not}${op}.${value.slice(0, 1)}...${value.slice(-1)}`, op, value);
       return { kind: 'condition', field, negate, op: op as keyof typeof OPERATORS, value };
     }
     if ((modifier !== 'any' && modifier !== 'all') || !/^\{.*\}$/s.test(value)) throw fail();
