@@ -29,6 +29,7 @@ const PROBES = `
   create table public.bound_child (id int primary key, probe_id int not null references public.bound_probe, label text not null);
   insert into public.bound_child values (1, 1, 'x'), (2, 1, 'y'), (3, 2, 'z');
   create function public.bound_rows() returns setof public.bound_probe language sql stable as $$ select * from public.bound_probe $$;
+  create function public.bound_slow() returns int language sql stable as $$ select 1 from pg_sleep(0.1) $$;
   grant select, insert, update on public.bound_probe to authenticated;
   grant select on public.bound_child to authenticated;`;
 
@@ -342,6 +343,33 @@ test('the URL is at most 16 KB and a body 2 MB: every list and tree fits inside 
   assert.equal((await rest(`bound_probe?select=id&name=neq.${'a'.repeat(15_000)}&order=id`)).body, [{ id: 1 }, { id: 2 }, { id: 3 }, { id: 10 }]);
   const big = await rest('bound_probe', { method: 'POST', body: JSON.stringify({ id: 12, name: 'x'.repeat(2 * 1024 * 1024) }) });
   assert.equal(big, { status: 413, body: { code: 'PGRST413', message: 'Payload Too Large', details: 'Request bodies are limited to 2097152 bytes', hint: null } });
+});
+
+test('one caller has 4 requests served at once and 64 waiting; the next is 429 TS112 while others are served', async () => {
+  const token = (await alice.client.auth.getSession()).data.session!.access_token;
+  const slow = () => fetch(`${server.url}/rest/v1/rpc/bound_slow`, { headers: { apikey: server.anonKey, authorization: `Bearer ${token}` } })
+    .then(async (response) => ({ status: response.status, body: await response.json() as unknown, at: performance.now() }));
+  const flood = Array.from({ length: 100 }, slow);
+  const bob = await signInPlayer(server);
+  const read = await bob.client.from('bound_probe').select('id').eq('id', 1);
+  const bobAt = performance.now();
+  assert.equal(read.data, [{ id: 1 }]);
+  const answers = await Promise.all(flood);
+  const served = answers.filter((a) => a.status === 200);
+  assert.is(served.length, 68);
+  assert.ok(served.every((a) => a.body === 1));
+  const refused = answers.filter((a) => a.status === 429);
+  assert.is(refused.length, 32);
+  assert.equal(refused[0]!.body, {
+    code: 'TS112',
+    message: 'Too many requests in flight',
+    details: '4 requests of this caller are running and 64 waiting',
+    hint: 'Wait for answers before sending more requests',
+  });
+  // Bob was served while alice's queue still held requests: 68 turns of 0.1 s, four at a time.
+  assert.ok(bobAt < Math.max(...served.map((a) => a.at)), 'bob answered before alice\'s last request');
+  // Once alice's requests are answered, she is served again.
+  assert.equal((await alice.client.rpc('bound_slow')).data, 1);
 });
 
 test.run();
