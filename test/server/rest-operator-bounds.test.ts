@@ -8,6 +8,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { connectAsOperator } from '../support/server.js';
+import { waitFor } from '../support/wait.js';
 import { makeDataDir, removeDataDir, signInPlayer, startTestServer, type TestPlayer, type TestServer } from './harness.js';
 import { enterAtSpawn } from './rules.js';
 
@@ -29,7 +30,7 @@ const PROBES = `
   create table public.bound_child (id int primary key, probe_id int not null references public.bound_probe, label text not null);
   insert into public.bound_child values (1, 1, 'x'), (2, 1, 'y'), (3, 2, 'z');
   create function public.bound_rows() returns setof public.bound_probe language sql stable as $$ select * from public.bound_probe $$;
-  create function public.bound_slow() returns int language sql stable as $$ select 1 from pg_sleep(0.1) $$;
+  create function public.bound_wait() returns int language sql as $$ select 1 from (select pg_advisory_xact_lock_shared(7071)) l $$;
   grant select, insert, update on public.bound_probe to authenticated;
   grant select on public.bound_child to authenticated;`;
 
@@ -346,30 +347,39 @@ test('the URL is at most 16 KB and a body 2 MB: every list and tree fits inside 
 });
 
 test('one caller has 4 requests served at once and 64 waiting; the next is 429 TS112 while others are served', async () => {
+  // The operator holds the lock that bound_wait() waits for: alice's first four stay running.
+  const operator = await connectAsOperator(server);
+  await operator.query('select pg_advisory_lock(7071)');
   const token = (await alice.client.auth.getSession()).data.session!.access_token;
-  const slow = () => fetch(`${server.url}/rest/v1/rpc/bound_slow`, { headers: { apikey: server.anonKey, authorization: `Bearer ${token}` } })
-    .then(async (response) => ({ status: response.status, body: await response.json() as unknown, at: performance.now() }));
-  const flood = Array.from({ length: 100 }, slow);
+  let answered = 0;
+  const wait = () => fetch(`${server.url}/rest/v1/rpc/bound_wait`, { method: 'POST', headers: { apikey: server.anonKey, authorization: `Bearer ${token}` } })
+    .then(async (response) => ({ status: response.status, body: (await response.json()) as unknown }))
+    .finally(() => answered++);
+  const flood = Array.from({ length: 100 }, wait);
+  await waitFor(() => answered >= 32, { timeout: 10_000, message: 'the refusals beyond the queue' });
+  // Others are served meanwhile, and nothing of alice's has been.
   const bob = await signInPlayer(server);
-  const read = await bob.client.from('bound_probe').select('id').eq('id', 1);
-  const bobAt = performance.now();
-  assert.equal(read.data, [{ id: 1 }]);
+  assert.equal((await bob.client.from('bound_probe').select('id').eq('id', 1)).data, [{ id: 1 }]);
+  assert.is(answered, 32);
+  await operator.query('select pg_advisory_unlock(7071)');
+  await operator.end();
   const answers = await Promise.all(flood);
-  const served = answers.filter((a) => a.status === 200);
-  assert.is(served.length, 68);
-  assert.ok(served.every((a) => a.body === 1));
-  const refused = answers.filter((a) => a.status === 429);
+  assert.equal(answers.filter((a) => a.status === 200).map((a) => a.body), Array.from({ length: 68 }, () => 1));
+  const refused = answers.filter((a) => a.status !== 200);
   assert.is(refused.length, 32);
-  assert.equal(refused[0]!.body, {
-    code: 'TS112',
-    message: 'Too many requests in flight',
-    details: '4 requests of this caller are running and 64 waiting',
-    hint: 'Wait for answers before sending more requests',
-  });
-  // Bob was served while alice's queue still held requests: 68 turns of 0.1 s, four at a time.
-  assert.ok(bobAt < Math.max(...served.map((a) => a.at)), 'bob answered before alice\'s last request');
-  // Once alice's requests are answered, she is served again.
-  assert.equal((await alice.client.rpc('bound_slow')).data, 1);
+  for (const answer of refused) {
+    assert.equal(answer, {
+      status: 429,
+      body: {
+        code: 'TS112',
+        message: 'Too many requests in flight',
+        details: '4 requests of this caller are running and 64 waiting',
+        hint: 'Wait for answers before sending more requests',
+      },
+    });
+  }
+  // Once her requests are answered, she is served again.
+  assert.equal((await alice.client.rpc('bound_wait')).data, 1);
 });
 
 test.run();
