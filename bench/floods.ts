@@ -4,8 +4,9 @@
  * Prints one JSON line per flood with the medians of the runs: the server's RSS (the node
  * process) before, at its peak during, and after the flood, and the other player's REST p95.
  * Targets: RSS within idle + 150 MB, REST p95 < 50 ms. `rest_max_ms` is the slowest read, which
- * shows a single stall of the whole server that a p95 of sequential reads hides. `server_cpu_ms` is the CPU time the server
- * process spent during the flood, which the machine's other load does not change.
+ * shows a single stall of the whole server that a p95 of sequential reads hides; `server_cpu_ms`
+ * the CPU time the server process spent during the flood, which the machine's other load does
+ * not change.
  * `--case=<name>[,...]` runs only the named floods.
  *   channels: one socket asks for 5,000 channels, stops reading, and a player keeps posing on them.
  *   poses:    a signed-in player sends 5,000 poses with invented ids on its region.
@@ -21,17 +22,30 @@
  *             eq/in filters on it, while a player posts two 1 MB voice clips.
  *   refresh:  3,000 refresh-token grants, 100 on each of 30 sessions' tokens, 300 in flight
  *             (the per-address limits are the test servers', so the per-session bound is measured).
+ * Then, on a server of its own over a world of 60,000 blocks and 50 MB of stored voice clips
+ * (written as the database owner before it starts), REST floods of 16 requests in flight at once
+ * from one signed-in stranger for a few seconds (docs/rest-bounds.md):
+ *   any-list-2600: player_id=lt(any).{2,600 values} on game_blocks (refused, TS102).
+ *   any-list-100:  the longest list still served, 100 values, matching no row.
+ *   plain-scan:    player_id=lt.0, the same scan without a list: what any-list-100 is measured against.
+ *   fts-clips:     audio_data=fts.<words> on game_voice_messages (refused, TS101).
+ *   fts-names:     the same search on player_name, a bounded column (served).
  */
 import { spawn } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import WebSocket from 'ws';
 import { signInPlayer, type TestPlayer } from '../test/server/harness.js';
 import { enterAtSpawn, nameOf, tilesInViewOfSpawn } from '../test/server/rules.js';
-import { makeDataDir, startServer, type TestServer as Server } from '../test/support/server.js';
+import { makeDataDir, removeDataDir, startServer, type TestServer as Server } from '../test/support/server.js';
 import { waitFor } from '../test/support/wait.js';
-import { QUICK, median, percentile, printHeader, round } from './stats.js';
+import { startDatabase } from '../server/db/index.js';
+import { QUICK, median, percentile, pick, printHeader, round } from './stats.js';
 
 const RUNS = QUICK ? 1 : 3;
+/** `--case=<name>[,<name>...]` runs only those floods (all when absent). */
+const only = process.argv.find((arg) => arg.startsWith('--case='))?.slice('--case='.length).split(',');
+/** Whether the flood `name` is to run. */
+const chosen = (name: string) => !only || only.includes(name);
 
 /** CPU time (user and system) process `pid` has used so far, in ms. */
 async function cpuMs(pid: number): Promise<number> {
@@ -389,10 +403,8 @@ try {
     ['patterns', patternsFlood(server, poser)],
     ['refresh', () => refreshFlood(server, refreshRuns.shift()!)()],
   ];
-  // `--case=<name>[,<name>...]` runs only those floods.
-  const only = process.argv.find((arg) => arg.startsWith('--case='))?.slice('--case='.length).split(',');
   for (const [name, flood] of floods) {
-    if (only && !only.includes(name)) continue;
+    if (!chosen(name)) continue;
     const runs: Array<Awaited<ReturnType<typeof measure>>> = [];
     for (let run = 0; run < RUNS; run++) {
       // Presence goes stale after 30 s: refresh it so region floods stay authorised.
@@ -419,4 +431,105 @@ try {
   }
 } finally {
   await server.stop();
+}
+
+/** Blocks and voice clips of the REST floods' world. */
+const WORLD_BLOCKS = 60_000;
+const CLIPS = 200;
+const CLIP_CHARS = 250_000;
+
+/**
+ * A world of {@link WORLD_BLOCKS} blocks and {@link CLIPS} voice clips of {@link CLIP_CHARS}
+ * base64 characters, written straight into `dataDir` as the database owner (the game's
+ * triggers, which bound what a player may write per second, are skipped for the seeding).
+ */
+async function seedRestWorld(dataDir: string): Promise<void> {
+  const db = await startDatabase({ dataDir, migrationsDir: 'supabase/migrations' });
+  try {
+    await db.transaction(async (tx) => {
+      await tx.exec(`set local statement_timeout = '5min'; set local session_replication_role = replica`);
+      await tx.exec(`
+        insert into public.game_blocks (x, y, block_type, player_id, player_name)
+        select x, y, 'stone', 'seed', 'Seed'
+        from generate_series(-200, 200) x, generate_series(-75, 74) y
+        where abs(x) > 2 or abs(y) > 2
+        limit ${WORLD_BLOCKS}`);
+      await tx.exec(`
+        insert into public.game_voice_messages (player_id, player_name, audio_data, x, y)
+        select 'seed', 'Seed', repeat('QUJD', ${CLIP_CHARS / 4}), n % 100, n / 100
+        from generate_series(1, ${CLIPS}) n`);
+    });
+  } finally {
+    await db.close();
+  }
+}
+
+/**
+ * 16 requests to `path` in flight at once from one signed-in stranger for `seconds`; prints
+ * how many were answered with each status, so that a refused shape is seen to be refused.
+ */
+function restFlood(server: Server, token: string, name: string, path: string, seconds: number) {
+  return async () => {
+    const statuses = new Map<number, number>();
+    const until = performance.now() + seconds * 1000;
+    await Promise.all(
+      Array.from({ length: 16 }, async () => {
+        while (performance.now() < until) {
+          const response = await fetch(`${server.url}/rest/v1/${path}`, { headers: { apikey: server.anonKey, authorization: `Bearer ${token}` } });
+          await response.arrayBuffer();
+          statuses.set(response.status, (statuses.get(response.status) ?? 0) + 1);
+        }
+      }),
+    );
+    console.error(`${name}: ${JSON.stringify(Object.fromEntries(statuses))} (status: answers)`);
+    return () => {};
+  };
+}
+
+/** `count` distinct short values that sort before every stored player_id (2,600 of them fit a URL). */
+const lowValues = (count: number) => Array.from({ length: count }, (_, i) => `0${i.toString(36)}`).join(',');
+
+const restFloods = ([
+  ['any-list-2600', `game_blocks?select=x,y&player_id=lt(any).{${lowValues(2600)}}`],
+  ['any-list-100', `game_blocks?select=x,y&player_id=lt(any).{${lowValues(100)}}`],
+  ['plain-scan', 'game_blocks?select=x,y&player_id=lt.0'],
+  ['fts-clips', 'game_voice_messages?select=id&audio_data=fts.QUJD'],
+  ['fts-names', 'game_voice_messages?select=id&player_name=fts.nobody'],
+] as Array<[string, string]>).filter(([name]) => chosen(name));
+if (restFloods.length > 0) {
+  const restDir = await makeDataDir();
+  await seedRestWorld(restDir);
+  const restServer = await startServer({ dataDir: restDir });
+  try {
+    const [bystander, stranger] = await Promise.all([signInPlayer(restServer), signInPlayer(restServer)]);
+    const bystanderToken = await accessToken(bystander);
+    const strangerToken = await accessToken(stranger);
+    await (await restProbe(restServer, bystanderToken)).stop();
+    const idle = await rssMb(restServer.child.pid!);
+    const seconds = pick(5, 3);
+    for (const [name, path] of restFloods) {
+      const runs: Array<Awaited<ReturnType<typeof measure>>> = [];
+      for (let run = 0; run < RUNS; run++) runs.push(await measure(restServer, bystanderToken, restFlood(restServer, strangerToken, name, path, seconds)));
+      const med = (pickFigure: (r: (typeof runs)[number]) => number) => round(median(runs.map(pickFigure)));
+      console.log(
+        JSON.stringify({
+          bench: 'floods',
+          case: name,
+          runs: RUNS,
+          world_blocks: WORLD_BLOCKS,
+          clips: CLIPS,
+          idle_rss_mb: round(idle),
+          rss_before_mb: med((r) => r.before),
+          rss_peak_mb: med((r) => r.peak),
+          rss_after_mb: med((r) => r.after),
+          rest_p95_ms: med((r) => r.p95),
+          rest_reads: med((r) => r.reads),
+          within_targets: runs.every((r) => r.peak <= idle + 150 && r.p95 < 50),
+        }),
+      );
+    }
+  } finally {
+    await restServer.stop();
+    await removeDataDir(restDir);
+  }
 }
