@@ -14,6 +14,7 @@ import { serveConnection } from './connection.js';
 import type { Hub } from './connection.js';
 import { createDatabaseBroadcaster } from './database-broadcast.js';
 import { createDispatcher } from './dispatch.js';
+import { errorMessage, guarded } from './guard.js';
 import {
   CATALOGUE_REFRESH_MS,
   MAX_API_REQUESTS_PER_ADDRESS_PER_SECOND,
@@ -117,21 +118,21 @@ export async function attachRealtime(server: Server, deps: RealtimeDeps): Promis
   const pruner = setInterval(prune, MESSAGE_PRUNE_MS).unref();
   const walletBudgets = new KeyedBuckets(MAX_WALLET_MESSAGES_PER_SECOND);
   const addressBudgets = new KeyedBuckets(MAX_API_REQUESTS_PER_ADDRESS_PER_SECOND);
-  const sweep = setInterval(() => {
+  const sweep = setInterval(guarded('the budget sweep', () => {
     walletBudgets.forgetFull();
     addressBudgets.forgetFull();
-  }, BUDGET_SWEEP_MS).unref();
+  }), BUDGET_SWEEP_MS).unref();
   // Shedding is told when it starts, within a second, then at most every SHED_REPORT_MS while it goes on.
   let shedReported = broadcastsShed();
   let shedReportedAt = -Infinity;
-  const shedWatch = setInterval(() => {
+  const shedWatch = setInterval(guarded('the shed report', () => {
     const now = performance.now();
     const total = broadcastsShed();
     if (total === shedReported || now - shedReportedAt < SHED_REPORT_MS) return;
     log(`realtime: shed ${total - shedReported} broadcasts: sockets behind kept only the newest of each sender's stream`);
     shedReported = total;
     shedReportedAt = now;
-  }, 1000).unref();
+  }), 1000).unref();
   let lastRefresh = performance.now();
   /** Re-reads the published tables; a call while one runs makes it read once more after. */
   const catalogue = createReloader(
@@ -240,7 +241,12 @@ export async function attachRealtime(server: Server, deps: RealtimeDeps): Promis
         joins: new TokenBucket(MAX_JOINS_PER_SECOND),
         messages: new TokenBucket(MAX_MESSAGES_PER_SECOND),
       };
-      serveConnection(conn, hub);
+      try {
+        serveConnection(conn, hub);
+      } catch (error) {
+        log(`realtime: serving socket #${id} failed: ${errorMessage(error)}`);
+        ws.terminate();
+      }
     });
   }
 
