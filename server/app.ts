@@ -5,7 +5,9 @@ import type { AddressInfo } from 'node:net';
 import { AuthError } from './auth/errors.js';
 import { handleAuth, type AuthContext } from './auth/handler.js';
 import { loadKeys, writeServiceRoleKey } from './auth/keys.js';
+import { createAuthRequestLimits, type AuthLimitSettings } from './auth/limits.js';
 import { createRateLimiter } from './auth/rate-limit.js';
+import { startSessionCleanup } from './auth/cleanup.js';
 import { loadRevocations, refusingEnded } from './auth/revocations.js';
 import { resolveSite, type ConfigError, type Site, type SiteSettings } from './auth/site.js';
 import { startDatabase } from './db/index.js';
@@ -34,7 +36,7 @@ export const SIGN_IN_WINDOW_MS = 5 * 60 * 1000;
 const AUTH_API_VERSION = '2024-01-01';
 
 /** Where the server listens, keeps its data and finds the built client, and the site it signs players in for. */
-export interface ServerOptions extends SiteSettings {
+export interface ServerOptions extends SiteSettings, AuthLimitSettings {
   port: number;
   dataDir: string;
   /** The public folder of the built client (`dist/public`): everything in it is served. */
@@ -51,6 +53,8 @@ export interface ServerOptions extends SiteSettings {
   signInsPerIp?: number;
   /** The schemas REST exposes (`PGRST_DB_SCHEMAS`), the first the default; defaults to `public`. */
   restSchemas?: string[];
+  /** Realtime sockets open at once per IP address (`REALTIME_MAX_SOCKETS_PER_IP`); defaults to Realtime's own. */
+  maxSocketsPerIp?: number;
 }
 
 /** A running server. */
@@ -132,7 +136,8 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     const serveStatic = createStaticHandler(options.publicDir);
     const hosted = await hostedConfig(options.publicDir);
     const csp = contentSecurityPolicy(hosted?.supabaseUrl);
-    const signInLimits: Pick<AuthContext, 'signInsPerIp' | 'signInsPerWallet' | 'signInsPerEmail'> = {
+    const authLimits: Omit<AuthContext, 'db' | 'keys' | 'site' | 'revocations'> = {
+      ...createAuthRequestLimits(options),
       signInsPerIp: createRateLimiter(options.signInsPerIp ?? DEFAULT_SIGN_INS_PER_IP, SIGN_IN_WINDOW_MS),
       signInsPerWallet: createRateLimiter(SIGN_INS_PER_WALLET, SIGN_IN_WINDOW_MS),
       signInsPerEmail: createRateLimiter(SIGN_INS_PER_EMAIL, SIGN_IN_WINDOW_MS),
@@ -151,7 +156,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
         if (authPath !== null) {
           // GoTrue names the API version of its error bodies; auth-js reads `code` only then.
           res.setHeader('X-Supabase-Api-Version', AUTH_API_VERSION);
-          return handleAuth(req, res, authPath, { db, keys, site: site!, revocations, ...signInLimits });
+          return handleAuth(req, res, authPath, { db, keys, site: site!, revocations, ...authLimits });
         }
         const realtimePath = pathUnder(pathname, '/realtime/v1');
         if (realtimePath !== null && (await realtime.handleHttp(req, res, realtimePath))) return;
@@ -168,7 +173,12 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       applySecurityHeaders(res, csp);
       route(req, res).catch((error: unknown) => sendError(req, res, error));
     });
-    const realtime = await attachRealtime(server, { db, verifyToken: (token) => keys.verify(token), anonKey: keys.anonKey });
+    const realtime = await attachRealtime(server, {
+      db,
+      verifyToken: (token) => keys.verify(token),
+      anonKey: keys.anonKey,
+      maxSocketsPerAddress: options.maxSocketsPerIp,
+    });
     revocations.onRevoked((sessionId) => realtime.endSession(sessionId));
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
@@ -176,6 +186,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     });
     const { port } = server.address() as AddressInfo;
     site = resolveSite(options, port);
+    const sessionCleanup = startSessionCleanup(db, (message) => console.error(message));
     return {
       url: `http://localhost:${port}`,
       serviceRoleKeyFile,
@@ -184,6 +195,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
         const closed = new Promise<void>((resolve) => server.close(() => resolve()));
         server.closeAllConnections();
         await realtime.close();
+        await sessionCleanup.stop();
         await stopSchemaWatch();
         await closed;
         await db.close();

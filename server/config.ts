@@ -2,7 +2,10 @@ import { ConfigError } from './auth/site.js';
 import type { ServerOptions } from './app.js';
 
 /** The settings `npm start` reads from the environment (README, "Configuration"). */
-export type EnvSettings = Pick<ServerOptions, 'port' | 'dataDir' | 'siteUrl' | 'additionalRedirectUrls' | 'signInsPerIp' | 'databaseUrl' | 'poolSize' | 'restSchemas'>;
+export type EnvSettings = Pick<
+  ServerOptions,
+  'port' | 'dataDir' | 'siteUrl' | 'additionalRedirectUrls' | 'signInsPerIp' | 'tokenRequestsPerIp' | 'authRequestsPerIp' | 'maxSocketsPerIp' | 'databaseUrl' | 'poolSize' | 'restSchemas'
+>;
 
 function positiveInteger(name: string, value: string): number {
   const number = Number(value);
@@ -19,10 +22,17 @@ function schemaList(value: string): string[] {
   return schemas;
 }
 
+/** The positive integer in `env[name]`, or undefined when it is unset or empty. */
+function optionalCount(env: NodeJS.ProcessEnv, name: string): number | undefined {
+  const value = env[name];
+  return value ? positiveInteger(name, value) : undefined;
+}
+
 /**
  * Reads PORT (default 5173), DATA_DIR (default ./data), SITE_URL, ADDITIONAL_REDIRECT_URLS
- * (comma-separated), RATE_LIMIT_WEB3, DATABASE_URL, DB_POOL and PGRST_DB_SCHEMAS (comma-separated). Throws {@link ConfigError} for a malformed number;
- * the URLs are checked by the server when it starts.
+ * (comma-separated), RATE_LIMIT_WEB3, RATE_LIMIT_TOKEN_REFRESH, RATE_LIMIT_AUTH_REQUESTS,
+ * REALTIME_MAX_SOCKETS_PER_IP, DATABASE_URL, DB_POOL and PGRST_DB_SCHEMAS (comma-separated).
+ * Throws {@link ConfigError} for a malformed number; the URLs are checked by the server when it starts.
  */
 export function readEnv(env: NodeJS.ProcessEnv): EnvSettings {
   return {
@@ -30,9 +40,12 @@ export function readEnv(env: NodeJS.ProcessEnv): EnvSettings {
     dataDir: env.DATA_DIR || './data',
     siteUrl: env.SITE_URL || undefined,
     additionalRedirectUrls: (env.ADDITIONAL_REDIRECT_URLS ?? '').split(',').map((url) => url.trim()).filter((url) => url !== ''),
-    signInsPerIp: env.RATE_LIMIT_WEB3 ? positiveInteger('RATE_LIMIT_WEB3', env.RATE_LIMIT_WEB3) : undefined,
+    signInsPerIp: optionalCount(env, 'RATE_LIMIT_WEB3'),
+    tokenRequestsPerIp: optionalCount(env, 'RATE_LIMIT_TOKEN_REFRESH'),
+    authRequestsPerIp: optionalCount(env, 'RATE_LIMIT_AUTH_REQUESTS'),
+    maxSocketsPerIp: optionalCount(env, 'REALTIME_MAX_SOCKETS_PER_IP'),
     databaseUrl: env.DATABASE_URL || undefined,
-    poolSize: env.DB_POOL ? positiveInteger('DB_POOL', env.DB_POOL) : undefined,
+    poolSize: optionalCount(env, 'DB_POOL'),
     restSchemas: env.PGRST_DB_SCHEMAS ? schemaList(env.PGRST_DB_SCHEMAS) : undefined,
   };
 }

@@ -5,9 +5,46 @@ import { ConfigError } from './auth/site.js';
 import { readEnv } from './config.js';
 import { DataDirLockedError } from './db/index.js';
 
+/**
+ * Uncaught exceptions tolerated within {@link UNCAUGHT_WINDOW_MS} before the process gives up:
+ * one stray failure (a callback of one client's work) is logged and the server goes on serving
+ * everyone else; a stream of them means its state can no longer be trusted, and it exits so that
+ * its supervisor starts it afresh.
+ */
+const MAX_UNCAUGHT_PER_WINDOW = 10;
+const UNCAUGHT_WINDOW_MS = 60_000;
+
+/**
+ * Last-resort handlers: every failure should be handled where it happens (each socket, timer and
+ * request contains its own), so reaching these is a bug, logged with its stack. A rejected
+ * promise leaves no state half-changed and is only logged; an uncaught exception is too, until
+ * {@link MAX_UNCAUGHT_PER_WINDOW} of them in a window make the process exit.
+ */
+function installLastResortHandlers(): void {
+  let windowStart = 0;
+  let inWindow = 0;
+  process.on('unhandledRejection', (reason) => {
+    console.error('unhandled rejection (server keeps serving):', reason);
+  });
+  process.on('uncaughtException', (error) => {
+    const now = performance.now();
+    if (now - windowStart > UNCAUGHT_WINDOW_MS) {
+      windowStart = now;
+      inWindow = 0;
+    }
+    inWindow += 1;
+    if (inWindow > MAX_UNCAUGHT_PER_WINDOW) {
+      console.error(`uncaught exception, the ${inWindow}th within ${UNCAUGHT_WINDOW_MS / 1000} s: exiting`, error);
+      process.exit(1);
+    }
+    console.error('uncaught exception (server keeps serving):', error);
+  });
+}
+
 /** The built client sits in `public/` next to this bundle; only that folder is served. */
 const publicDir = join(dirname(fileURLToPath(import.meta.url)), 'public');
 
+installLastResortHandlers();
 try {
   const server = await startServer({ ...readEnv(process.env), publicDir });
   console.log(`Service-role key (secret, for operators and tools only): ${server.serviceRoleKeyFile}`);

@@ -14,6 +14,7 @@ import { serveConnection } from './connection.js';
 import type { Hub } from './connection.js';
 import { createDatabaseBroadcaster } from './database-broadcast.js';
 import { createDispatcher } from './dispatch.js';
+import { errorMessage, guarded } from './guard.js';
 import {
   CATALOGUE_REFRESH_MS,
   MAX_API_REQUESTS_PER_ADDRESS_PER_SECOND,
@@ -38,7 +39,18 @@ export interface RealtimeDeps {
   /** Verifies a JWT and returns its claims; throws on a bad or expired token. */
   verifyToken(token: string): Promise<Claims>;
   anonKey: string;
+  /** Sockets open at once per client IP address; defaults to {@link DEFAULT_MAX_SOCKETS_PER_ADDRESS}. */
+  maxSocketsPerAddress?: number;
 }
+
+/**
+ * Sockets one IP address may hold open at once unless configured (`REALTIME_MAX_SOCKETS_PER_IP`).
+ * Every per-socket bound (channels, queued bytes, messages a second) multiplies by it; 200 lets
+ * a school or office of a couple of hundred players share one address, one socket each.
+ */
+export const DEFAULT_MAX_SOCKETS_PER_ADDRESS = 200;
+/** The error of the HTTP 429 that refuses a socket over the per-address cap. */
+export const TOO_MANY_SOCKETS = 'Too many sockets from this address';
 
 /** The attached Realtime service. */
 export interface RealtimeServer {
@@ -59,7 +71,7 @@ const BUDGET_SWEEP_MS = 10_000;
 
 function refuse(socket: Duplex, status: number, error: string): void {
   const body = JSON.stringify({ error });
-  const reason = status === 401 ? 'Unauthorized' : status === 404 ? 'Not Found' : 'Bad Request';
+  const reason = status === 401 ? 'Unauthorized' : status === 404 ? 'Not Found' : status === 429 ? 'Too Many Requests' : 'Bad Request';
   socket.end(
     `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
   );
@@ -73,6 +85,14 @@ function refuse(socket: Duplex, status: number, error: string): void {
  */
 export async function attachRealtime(server: Server, deps: RealtimeDeps): Promise<RealtimeServer> {
   const { db, verifyToken, anonKey } = deps;
+  const maxSocketsPerAddress = deps.maxSocketsPerAddress ?? DEFAULT_MAX_SOCKETS_PER_ADDRESS;
+  /** Sockets open or being opened per address; an address with none is removed. */
+  const socketsPerAddress = new Map<string, number>();
+  const releaseSocket = (address: string) => {
+    const left = socketsPerAddress.get(address)! - 1;
+    if (left > 0) socketsPerAddress.set(address, left);
+    else socketsPerAddress.delete(address);
+  };
   const log = (message: string) => console.error(message);
   await installCapture(db);
   await installMessages(db);
@@ -98,21 +118,21 @@ export async function attachRealtime(server: Server, deps: RealtimeDeps): Promis
   const pruner = setInterval(prune, MESSAGE_PRUNE_MS).unref();
   const walletBudgets = new KeyedBuckets(MAX_WALLET_MESSAGES_PER_SECOND);
   const addressBudgets = new KeyedBuckets(MAX_API_REQUESTS_PER_ADDRESS_PER_SECOND);
-  const sweep = setInterval(() => {
+  const sweep = setInterval(guarded('the budget sweep', () => {
     walletBudgets.forgetFull();
     addressBudgets.forgetFull();
-  }, BUDGET_SWEEP_MS).unref();
+  }), BUDGET_SWEEP_MS).unref();
   // Shedding is told when it starts, within a second, then at most every SHED_REPORT_MS while it goes on.
   let shedReported = broadcastsShed();
   let shedReportedAt = -Infinity;
-  const shedWatch = setInterval(() => {
+  const shedWatch = setInterval(guarded('the shed report', () => {
     const now = performance.now();
     const total = broadcastsShed();
     if (total === shedReported || now - shedReportedAt < SHED_REPORT_MS) return;
     log(`realtime: shed ${total - shedReported} broadcasts: sockets behind kept only the newest of each sender's stream`);
     shedReported = total;
     shedReportedAt = now;
-  }, 1000).unref();
+  }), 1000).unref();
   let lastRefresh = performance.now();
   /** Re-reads the published tables; a call while one runs makes it read once more after. */
   const catalogue = createReloader(
@@ -183,6 +203,17 @@ export async function attachRealtime(server: Server, deps: RealtimeDeps): Promis
       if (server.listenerCount('upgrade') === 1) refuse(socket, 404, 'Not found');
       return;
     }
+    // Counted from here, before the key is checked, so that slow checks cannot be piled up either.
+    const address = req.socket.remoteAddress ?? '';
+    const open = socketsPerAddress.get(address) ?? 0;
+    if (open >= maxSocketsPerAddress) return refuse(socket, 429, TOO_MANY_SOCKETS);
+    socketsPerAddress.set(address, open + 1);
+    // A refused, failed or finished socket closes, and is uncounted then.
+    socket.once('close', () => releaseSocket(address));
+    await accept(req, socket, head, url);
+  }
+
+  async function accept(req: IncomingMessage, socket: Duplex, head: Buffer, url: URL): Promise<void> {
     const apikey = url.searchParams.get('apikey');
     if (!apikey) return refuse(socket, 401, 'API key is missing');
     const vsn = url.searchParams.get('vsn') ?? '1.0.0';
@@ -210,7 +241,12 @@ export async function attachRealtime(server: Server, deps: RealtimeDeps): Promis
         joins: new TokenBucket(MAX_JOINS_PER_SECOND),
         messages: new TokenBucket(MAX_MESSAGES_PER_SECOND),
       };
-      serveConnection(conn, hub);
+      try {
+        serveConnection(conn, hub);
+      } catch (error) {
+        log(`realtime: serving socket #${id} failed: ${errorMessage(error)}`);
+        ws.terminate();
+      }
     });
   }
 
