@@ -132,9 +132,9 @@ test('inside a claim only the owner and its members build; trust is the owner\'s
   await refused('the owner moves the claim', 'game_claims', () => alice.client.from('game_claims').update({ x1: 0 }).eq('id', claimId), '42501', 403);
 
   assert.is((await alice.client.from('game_claim_members').delete().eq('claim_id', claimId).eq('player_id', bob.address)).error, null);
-  await refused('a stranger moves its own block into the claim', 'game_blocks', () => bob.client.from('game_blocks').update({ x: 9 }).eq('x', 11).eq('y', 0), '42501', 403, /^This land is claimed by/);
   await refused('an untrusted member places', 'game_blocks', () => place(bob, 7, 0), '42501', 403, /^This land is claimed by/);
   await refused('an untrusted member removes', 'game_blocks', () => remove(bob, 6, 0), '42501', 403, /^This land is claimed by/);
+  await refused('an untrusted member changes its own block there', 'game_blocks', () => bob.client.from('game_blocks').update({ block_type: 'gold' }).eq('x', 6).eq('y', 0), '42501', 403, /^This land is claimed by/);
 
   assert.is((await alice.client.from('game_claims').delete().eq('id', claimId)).error, null, 'honest: the owner abandons');
   assert.is((await place(carol, 7, 0)).error, null, 'honest: abandoned land is anyone\'s again');
