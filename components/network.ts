@@ -8,6 +8,7 @@
  * blocks in tiles.
  */
 import type { Appearance } from './appearance-types.js';
+import type { Claim } from './claims.js';
 
 /** Something the server told us; applied by the engine at the start of a step. */
 export type NetEvent =
@@ -24,6 +25,8 @@ export type NetEvent =
   | { kind: 'blockRefused'; action: 'place' | 'remove'; x: number; y: number; blockType: string; reason: string; inventory: boolean }
   /** The local player's blocks others removed lately around the view (from the server's edit history). */
   | { kind: 'restorable'; blocks: { x: number; y: number; blockType: string }[] }
+  /** The land claims near the player, all of them (net/claims.ts), replacing those known before. */
+  | { kind: 'claims'; claims: Claim[] }
   /** Another player's chat message arrived. */
   | { kind: 'chatArrived' }
   /** Another player's voice clip starts playing at `volume`. */

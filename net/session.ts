@@ -1,7 +1,7 @@
 /**
  * One player's network session: wires blocks, presence, live positions, chat, the online
- * count, combat, voice and the restorable blocks to the engine's queues, and resyncs blocks and
- * players whenever the live connection comes back after a drop or a server restart. The engine
+ * count, combat, voice, the restorable blocks and land claims to the engine's queues, and resyncs blocks,
+ * claims and players whenever the live connection comes back after a drop or a server restart. The engine
  * calls it once per fixed step (`queues.onStep`): it then sends the local pose if it changed and
  * flushes the outbox, so an action goes out in the step it was made.
  */
@@ -9,6 +9,7 @@ import type { SupabaseClient } from '@supabase/supabase-js';
 import { STEP_MS } from '../components/constants.js';
 import type { NetQueues } from '../components/network.js';
 import { createBlockSync } from './blocks.js';
+import { followClaims, type ClaimsFollower } from './claims.js';
 import { createChat } from './chat.js';
 import { createCombat } from './combat.js';
 import { TILE_SIZE_PX } from './constants.js';
@@ -64,6 +65,8 @@ export interface Session {
   onlinePlayers(): string[];
   /** Region channels listened to. */
   poseTopics(): string[];
+  /** Land claims near the player, and the LAND panel's requests. */
+  claims: ClaimsFollower;
   /** Best-effort removal of the presence row while the page is closing. */
   leaveOnPageClose(): void;
   /** Deletes the presence row and closes every channel. */
@@ -138,12 +141,13 @@ export async function startSession(options: SessionOptions): Promise<Session> {
     },
   });
   const restorable = followRestorable(db, { playerId, tile, world: options.world, emit });
+  const claims = followClaims(db, { playerId, playerName: options.playerName, tile, emit });
 
   async function resync() {
     const { x, y } = tile();
     restorable.markStale();
     await presence.heartbeat();
-    await Promise.all([presence.load(), blocks.load(x, y).catch((error) => console.error('block resync failed:', error))]);
+    await Promise.all([presence.load(), claims.reload(), blocks.load(x, y).catch((error) => console.error('block resync failed:', error))]);
   }
 
   void (async () => {
@@ -197,6 +201,7 @@ export async function startSession(options: SessionOptions): Promise<Session> {
     minimapFallback: () => minimapPlayersFromBlocks(db, playerId, now()),
     onlinePlayers: () => presence.online(),
     poseTopics: () => poses.topics(),
+    claims,
     leaveOnPageClose() {
       void fetch(`${options.url.replace(/\/$/, '')}/rest/v1/game_players?player_id=eq.${encodeURIComponent(playerId)}`, {
         method: 'DELETE',
@@ -213,7 +218,7 @@ export async function startSession(options: SessionOptions): Promise<Session> {
       // The heartbeat stops and the row goes whatever else fails here (a server already gone).
       try {
         await flushing;
-        await Promise.allSettled([blocks.close(), poses.close(), chat.close(), combat.close(), voice.close()]);
+        await Promise.allSettled([blocks.close(), poses.close(), chat.close(), combat.close(), voice.close(), claims.close()]);
       } finally {
         await presence.leave();
       }

@@ -45,6 +45,10 @@ function apply(world: GameWorld, ev: NetEvent): void {
     case 'restorable':
       world.restorable = ev.blocks;
       return;
+    case 'claims':
+      world.claims.list = ev.claims;
+      world.claims.version++;
+      return;
     case 'chatArrived':
       pushSound(world, 'chat');
       return;

@@ -5,6 +5,7 @@
  */
 import { asBuffer, query } from 'bitecs';
 import { RESPAWN_MS, SPAWN_RADIUS, SWING_MS, TILE_SIZE, WORLD_MAX_TILE, WORLD_MIN_TILE } from '../components/constants.js';
+import { CLAIM_COLORS, claimShapeProblem, rectSize, relationOf, type TileRect } from '../components/claims.js';
 import { isSpawnTile } from '../components/terrain.js';
 import { CHUNK_TILES } from '../components/tiles.js';
 import { interpolatedPosition } from '../components/transform.js';
@@ -113,6 +114,31 @@ function drawHover(world: GameWorld, ctx: Ctx2D, camX: number, camY: number): vo
   ctx.strokeRect(x + 1, y + 1, TILE_SIZE - 2, TILE_SIZE - 2);
 }
 
+function strokeRect(ctx: Ctx2D, rect: TileRect, camX: number, camY: number): void {
+  const x = rect.x1 * TILE_SIZE - camX;
+  const y = rect.y1 * TILE_SIZE - camY;
+  ctx.strokeRect(x + 1.5, y + 1.5, (rect.x2 - rect.x1 + 1) * TILE_SIZE - 3, (rect.y2 - rect.y1 + 1) * TILE_SIZE - 3);
+}
+
+/** While the LAND panel is open: every claim near the player outlined in its relation's colour, and the claim tool's rectangle. */
+function drawClaims(world: GameWorld, ctx: Ctx2D, camX: number, camY: number): void {
+  const { shown, list, tool } = world.claims;
+  if (!shown) return;
+  const me = world.ids[world.local] ?? '';
+  ctx.lineWidth = 3;
+  for (const claim of list) {
+    ctx.strokeStyle = CLAIM_COLORS[relationOf(claim, me)];
+    strokeRect(ctx, claim, camX, camY);
+  }
+  if (tool.draft) {
+    ctx.fillStyle = claimShapeProblem(tool.draft) ? 'rgba(228,59,68,0.25)' : 'rgba(255,255,255,0.2)';
+    const { width, height } = rectSize(tool.draft);
+    ctx.fillRect(tool.draft.x1 * TILE_SIZE - camX, tool.draft.y1 * TILE_SIZE - camY, width * TILE_SIZE, height * TILE_SIZE);
+    ctx.strokeStyle = '#ffffff';
+    strokeRect(ctx, tool.draft, camX, camY);
+  }
+}
+
 function loadFigure(world: GameWorld, e: number): Figure {
   const { look, motion, combat } = world;
   figure.skin = look.skin[e]!;
@@ -203,6 +229,7 @@ export function renderWorld(world: GameWorld, view: RenderView, alpha: number): 
   drawGround(world, view, camX, camY);
   drawSpawnGlow(world, view.ctx, camX, camY);
   drawHover(world, view.ctx, camX, camY);
+  drawClaims(world, view.ctx, camX, camY);
   drawPlayers(world, view, camX, camY, alpha);
   drawDefeated(world, view);
 }

@@ -1,5 +1,6 @@
 /** The read-only inspection handle `window.__tessera`, for tests and debugging. */
 import { asBuffer, query } from 'bitecs';
+import { claimAt } from '../../components/claims.js';
 import { readLocalPlayer } from '../../components/players.js';
 import { blockAt } from '../../components/tiles.js';
 import { xOf, yOf } from '../../components/transform.js';
@@ -14,6 +15,8 @@ export interface TesseraInspector {
   remotePlayers(): { id: string; name: string; x: number; y: number; health: number }[];
   tileAt(tileX: number, tileY: number): string | null;
   voiceHeard(): number;
+  /** The owner of the claim covering tile (x, y) among the claims the client knows, or null. */
+  claimAt(tileX: number, tileY: number): { owner_id: string; owner_name: string } | null;
 }
 
 declare global {
@@ -40,5 +43,9 @@ export function createInspector(world: GameWorld): TesseraInspector {
     },
     tileAt: (tileX: number, tileY: number) => blockAt(world.tiles, tileX, tileY),
     voiceHeard: () => world.voiceHeard,
+    claimAt(tileX: number, tileY: number) {
+      const claim = claimAt(world.claims.list, tileX, tileY);
+      return claim && { owner_id: claim.ownerId, owner_name: claim.ownerName };
+    },
   });
 }

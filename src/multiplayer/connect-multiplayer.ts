@@ -1,7 +1,7 @@
 /**
  * Joins a mounted game to the shared world: starts the network session for the signed-in
- * wallet, feeds its data into the HUD atoms, registers the chat and voice services the panels
- * call, and leaves cleanly when the game screen closes or the page goes away.
+ * wallet, feeds its data into the HUD atoms, registers the chat and voice services and the land claims
+ * the panels call, and leaves cleanly when the game screen closes or the page goes away.
  */
 import { countPlayersNear } from '../../components/proximity.js';
 import { readLocalPlayer } from '../../components/players.js';
@@ -19,6 +19,7 @@ import {
   audioEnabledAtom,
   chatMessagesAtom,
   connectedAtom,
+  landClaimsAtom,
   minimapPlayersAtom,
   onlineCountAtom,
   voiceOnlineAtom,
@@ -117,6 +118,8 @@ export async function connectMultiplayer(game: MountedGame, identity: Identity):
   followMinimap();
   const stopFollowingMinimap = store.sub(minimapOpenAtom, followMinimap);
 
+  store.set(landClaimsAtom, session.claims);
+
   const onPageHide = () => session.leaveOnPageClose();
   window.addEventListener('pagehide', onPageHide);
 
@@ -125,6 +128,7 @@ export async function connectMultiplayer(game: MountedGame, identity: Identity):
     stopFollowingMinimap();
     clearInterval(minimapTimer);
     unregister();
+    store.set(landClaimsAtom, null);
     store.set(connectedAtom, false);
     await session.close();
   };

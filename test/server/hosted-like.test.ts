@@ -225,6 +225,22 @@ test('stats are upserted and read; held names are readable', async () => {
   assert.equal(held.data, [{ player_id: alice.address }]);
 });
 
+test('a land claim: made, budgeted, refusing a stranger, trusting a member, abandoned', async () => {
+  const made = await alice.client.from('game_claims').insert({ owner_id: alice.address, owner_name: nameOf(alice), x1: -10, y1: 4, x2: -6, y2: 8 }).select('id, owner_name').single();
+  assert.is(made.error, null, JSON.stringify(made.error));
+  const budget = await alice.client.rpc('claim_budget');
+  assert.is(budget.error, null, JSON.stringify(budget.error));
+  assert.equal(budget.data, { total: 400, used: 25, available: 375 });
+  const block = () => bob.client.from('game_blocks').insert({ x: -8, y: 6, block_type: 'stone', player_id: bob.address, player_name: nameOf(bob) });
+  const refused = await block();
+  assert.equal([refused.error?.code, refused.error?.message], ['42501', `This land is claimed by ${nameOf(alice)}.`]);
+  const trusted = await alice.client.from('game_claim_members').insert({ claim_id: made.data!.id, player_id: bob.address });
+  assert.is(trusted.error, null, JSON.stringify(trusted.error));
+  assert.is((await block()).error, null);
+  assert.is((await alice.client.from('game_claims').delete().eq('id', made.data!.id)).error, null);
+  assert.equal((await bob.client.from('game_claim_members').select('player_id').eq('claim_id', made.data!.id)).data, []);
+});
+
 test('a chat message reaches a subscribed player over Realtime', async () => {
   let received: (row: Record<string, unknown>) => void;
   const arrived = new Promise<Record<string, unknown>>((resolve) => (received = resolve));
@@ -247,7 +263,7 @@ test('a chat message reaches a subscribed player over Realtime', async () => {
 
 test('anon reads get empty lists and anon writes are refused', async () => {
   const anon = createTestClient(server);
-  for (const table of ['game_players', 'game_blocks', 'game_chat_messages', 'game_voice_messages', 'game_combat_logs', 'game_player_stats']) {
+  for (const table of ['game_players', 'game_blocks', 'game_chat_messages', 'game_voice_messages', 'game_combat_logs', 'game_player_stats', 'game_claims', 'game_claim_members']) {
     // Voice clips are read one at a time (README, TS106).
     const { data, error } = await anon.from(table).select('*').limit(table === 'game_voice_messages' ? 1 : 1000);
     assert.is(error, null, `${table}: ${JSON.stringify(error)}`);

@@ -7,6 +7,7 @@ import { DefeatedBanner } from '../../hud/defeated-banner.js';
 import { HelpText } from '../../hud/help-text.js';
 import { Hotbar } from '../../hud/hotbar.js';
 import { InventoryPanel } from '../../hud/inventory-panel.js';
+import { LandPanel } from '../../hud/land-panel.js';
 import { Minimap } from '../../hud/minimap.js';
 import { PanelButtons } from '../../hud/panel-buttons.js';
 import { PlayerStatus } from '../../hud/player-status.js';
@@ -87,6 +88,7 @@ export function GameScreen() {
           <Hotbar />
           <InventoryPanel />
           <CustomisePanel />
+          <LandPanel />
           {touch && <TouchControls />}
           <DefeatedBanner />
           <Toasts />
