@@ -1,8 +1,15 @@
 import { ConfigError } from './auth/site.js';
 import type { ServerOptions } from './app.js';
+import { LOG_LEVELS } from './log.js';
+
+/** Shortest `METRICS_TOKEN` accepted: a guessable token would open the metrics to anyone. */
+const MIN_METRICS_TOKEN = 16;
 
 /** The settings `npm start` reads from the environment (README, "Configuration"). */
-export type EnvSettings = Pick<ServerOptions, 'port' | 'dataDir' | 'siteUrl' | 'additionalRedirectUrls' | 'signInsPerIp' | 'databaseUrl' | 'poolSize' | 'restSchemas'>;
+export type EnvSettings = Pick<ServerOptions, 'port' | 'dataDir' | 'siteUrl' | 'additionalRedirectUrls' | 'signInsPerIp' | 'databaseUrl' | 'poolSize' | 'restSchemas' | 'metricsToken'> & {
+  /** `LOG_LEVEL`: the quietest level written. */
+  logLevel: (typeof LOG_LEVELS)[number];
+};
 
 function positiveInteger(name: string, value: string): number {
   const number = Number(value);
@@ -19,9 +26,20 @@ function schemaList(value: string): string[] {
   return schemas;
 }
 
+function metricsToken(value: string): string {
+  if (value.length < MIN_METRICS_TOKEN || /\s/.test(value)) throw new ConfigError(`METRICS_TOKEN must be at least ${MIN_METRICS_TOKEN} characters without spaces`);
+  return value;
+}
+
+function logLevel(value: string): EnvSettings['logLevel'] {
+  const level = LOG_LEVELS.find((name) => name === value);
+  if (!level) throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got ${JSON.stringify(value)}`);
+  return level;
+}
+
 /**
  * Reads PORT (default 5173), DATA_DIR (default ./data), SITE_URL, ADDITIONAL_REDIRECT_URLS
- * (comma-separated), RATE_LIMIT_WEB3, DATABASE_URL, DB_POOL and PGRST_DB_SCHEMAS (comma-separated). Throws {@link ConfigError} for a malformed number;
+ * (comma-separated), RATE_LIMIT_WEB3, DATABASE_URL, DB_POOL, PGRST_DB_SCHEMAS (comma-separated), METRICS_TOKEN and LOG_LEVEL. Throws {@link ConfigError} for a malformed number;
  * the URLs are checked by the server when it starts.
  */
 export function readEnv(env: NodeJS.ProcessEnv): EnvSettings {
@@ -34,5 +52,7 @@ export function readEnv(env: NodeJS.ProcessEnv): EnvSettings {
     databaseUrl: env.DATABASE_URL || undefined,
     poolSize: env.DB_POOL ? positiveInteger('DB_POOL', env.DB_POOL) : undefined,
     restSchemas: env.PGRST_DB_SCHEMAS ? schemaList(env.PGRST_DB_SCHEMAS) : undefined,
+    metricsToken: env.METRICS_TOKEN ? metricsToken(env.METRICS_TOKEN) : undefined,
+    logLevel: env.LOG_LEVEL ? logLevel(env.LOG_LEVEL) : 'info',
   };
 }

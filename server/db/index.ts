@@ -1,3 +1,4 @@
+import { log } from '../log.js';
 import { join } from 'node:path';
 import type { Database } from './types.js';
 import { bootstrap } from './bootstrap.js';
@@ -56,7 +57,7 @@ export async function startDatabase(options: DatabaseOptions): Promise<ServerDat
         if (!stopping) resolve(new Error(`PostgreSQL exited unexpectedly (code ${code}); see ${join(options.dataDir, 'postgres.log')}`));
       }));
     }
-    const db = openPool(connection, options.poolSize ?? DEFAULT_POOL_SIZE, (error) => console.error(`database: ${error.message}`));
+    const db = openPool(connection, options.poolSize ?? DEFAULT_POOL_SIZE, (error) => log.error(`database: ${error.message}`));
     cleanups.push(() => db.close());
     await bootstrap(db);
     await migrate(db, options.migrationsDir);

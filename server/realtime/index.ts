@@ -1,3 +1,4 @@
+import { log as serverLog } from '../log.js';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer } from 'ws';
@@ -49,6 +50,8 @@ export interface RealtimeServer {
   handleHttp(req: IncomingMessage, res: ServerResponse, path: string): Promise<boolean>;
   /** Closes every channel joined with a token of `sessionId` (its session ended). */
   endSession(sessionId: string): void;
+  /** What the metrics read: open sockets, joined channels, distinct signed-in users with a channel, messages received. */
+  stats(): { connections: number; channels: number; playersOnline: number; received: number };
   /** Closes every socket and stops listening for changes. */
   close(): Promise<void>;
 }
@@ -73,7 +76,7 @@ function refuse(socket: Duplex, status: number, error: string): void {
  */
 export async function attachRealtime(server: Server, deps: RealtimeDeps): Promise<RealtimeServer> {
   const { db, verifyToken, anonKey } = deps;
-  const log = (message: string) => console.error(message);
+  const log = (message: string) => serverLog.warn(message);
   await installCapture(db);
   await installMessages(db);
   let tables = await loadTables(db);
@@ -128,6 +131,7 @@ export async function attachRealtime(server: Server, deps: RealtimeDeps): Promis
     (error) => log(`realtime: catalogue refresh failed: ${(error as Error).message}`),
   );
   let nextConnId = 1;
+  let received = 0;
 
   const hub: Hub = {
     verifyToken,
@@ -196,6 +200,7 @@ export async function attachRealtime(server: Server, deps: RealtimeDeps): Promis
     }
     wss.handleUpgrade(req, socket, head, (ws) => {
       const id = nextConnId++;
+      ws.on('message', () => received++);
       const outbound = new Outbound(ws, socket, (queued) =>
         log(`realtime: closed socket #${id}: ${queued} bytes of replies and changes were left unread`),
       );
@@ -234,6 +239,15 @@ export async function attachRealtime(server: Server, deps: RealtimeDeps): Promis
     handleHttp: (req, res, path) => handleBroadcastApi(req, res, path, api),
     endSession(sessionId) {
       for (const end of hub.sessionEnders) end(sessionId);
+    },
+    stats() {
+      let channels = 0;
+      const players = new Set<string>();
+      for (const members of topics.values()) {
+        channels += members.size;
+        for (const channel of members) if (channel.claims.role === 'authenticated' && channel.claims.sub) players.add(channel.claims.sub);
+      }
+      return { connections: wss.clients.size, channels, playersOnline: players.size, received };
     },
     async close() {
       clearInterval(sweep);
