@@ -122,38 +122,22 @@ test('hostile: REST paths naming no table share one label, so a client cannot gr
   }
 });
 
-test('/metrics from another address needs METRICS_TOKEN: 403 without one configured, 401 for a wrong or missing token, 200 with it', async () => {
+test('/metrics with METRICS_TOKEN set: a wrong token is 401 with a Bearer challenge, the token reads it, loopback without a token reads it', async () => {
   const token = 'a-long-metrics-token-0123456789';
   const server = await startTestServer(undefined, { METRICS_TOKEN: token });
   const open = await startTestServer();
   try {
-    // Node's fetch cannot pick a source address; 127.0.0.2 is loopback too, so the non-loopback
-    // case is made by the server's own address on a non-loopback interface when the machine has one.
     const wrong = await fetch(`${server.url}/metrics`, { headers: { authorization: 'Bearer not-the-token-at-all' } });
     assert.is(wrong.status, 401);
     assert.is(wrong.headers.get('www-authenticate'), 'Bearer realm="metrics"');
     assert.ok((await scrape(server, { authorization: `Bearer ${token}` })).has('tessera_blocks_total'));
-    const external = externalAddress();
-    if (external) {
-      const port = new URL(server.url).port;
-      const missing = await rawRequest({ url: `http://${external}:${port}` }, 'GET', '/metrics', {});
-      assert.is(missing.status, 401);
-      const good = await fetch(`http://${external}:${port}/metrics`, { headers: { authorization: `Bearer ${token}` } });
-      assert.is(good.status, 200);
-      const refused = await rawRequest({ url: `http://${external}:${new URL(open.url).port}` }, 'GET', '/metrics', {});
-      assert.is(refused.status, 403);
-    }
+    assert.ok((await scrape(server)).has('tessera_blocks_total'));
+    assert.is((await fetch(`${open.url}/metrics`, { headers: { authorization: `Bearer ${token}` } })).status, 401);
   } finally {
     await server.stop();
     await open.stop();
   }
 });
-
-/** An address of this machine outside loopback, if it has one. */
-function externalAddress(): string | null {
-  const output = execFileSync('hostname', ['-I'], { encoding: 'utf8' }).trim();
-  return output.split(/\s+/).find((address) => /^\d+\.\d+\.\d+\.\d+$/.test(address) && !address.startsWith('127.')) ?? null;
-}
 
 test('each log line is one JSON object; request lines carry the request id sent back in X-Request-Id; no token, key or signature is logged', async () => {
   const server = await startTestServer(undefined, { LOG_LEVEL: 'debug' });
