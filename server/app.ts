@@ -8,6 +8,7 @@ import { loadKeys, writeServiceRoleKey } from './auth/keys.js';
 import { createRateLimiter } from './auth/rate-limit.js';
 import { loadRevocations, refusingEnded } from './auth/revocations.js';
 import { resolveSite, type ConfigError, type Site, type SiteSettings } from './auth/site.js';
+import { scheduleBackups } from './backup/schedule.js';
 import { startDatabase } from './db/index.js';
 import { migrationVersions } from './db/migrate.js';
 import { applyCors } from './http/cors.js';
@@ -58,7 +59,14 @@ export interface ServerOptions extends SiteSettings {
   restSchemas?: string[];
   /** `METRICS_TOKEN`: a bearer token that reads `/metrics` from other machines than this one. */
   metricsToken?: string;
+  /** `BACKUP_EVERY`: back up into DATA_DIR/backups this often (none when unset). */
+  backupEveryMs?: number;
+  /** `BACKUP_KEEP`: scheduled backups kept; default {@link DEFAULT_BACKUP_KEEP}. */
+  backupKeep?: number;
 }
+
+/** Scheduled backups kept when BACKUP_KEEP is unset. */
+export const DEFAULT_BACKUP_KEEP = 7;
 
 /** A running server. */
 export interface RunningServer {
@@ -272,6 +280,9 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
         return count;
       },
     });
+    const stopBackups = options.backupEveryMs
+      ? scheduleBackups(db.connection, options.dataDir, options.backupEveryMs, options.backupKeep ?? DEFAULT_BACKUP_KEEP)
+      : async () => undefined;
     let closing: Promise<void> | null = null;
     return {
       url: `http://localhost:${port}`,
@@ -294,6 +305,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
           server.closeAllConnections();
           await realtime.close();
           await stopSchemaWatch();
+          await stopBackups();
           await closed;
           await db.close();
           log.info({ ms: Math.round(performance.now() - started) }, 'stopped');

@@ -6,7 +6,7 @@ import { LOG_LEVELS } from './log.js';
 const MIN_METRICS_TOKEN = 16;
 
 /** The settings `npm start` reads from the environment (README, "Configuration"). */
-export type EnvSettings = Pick<ServerOptions, 'port' | 'dataDir' | 'siteUrl' | 'additionalRedirectUrls' | 'signInsPerIp' | 'databaseUrl' | 'poolSize' | 'restSchemas' | 'metricsToken'> & {
+export type EnvSettings = Pick<ServerOptions, 'port' | 'dataDir' | 'siteUrl' | 'additionalRedirectUrls' | 'signInsPerIp' | 'databaseUrl' | 'poolSize' | 'restSchemas' | 'metricsToken' | 'backupEveryMs' | 'backupKeep'> & {
   /** `LOG_LEVEL`: the quietest level written. */
   logLevel: (typeof LOG_LEVELS)[number];
 };
@@ -31,6 +31,18 @@ function metricsToken(value: string): string {
   return value;
 }
 
+/** Minimum `BACKUP_EVERY`: a backup reads every row, so more often than this is a mistake. */
+const MIN_BACKUP_EVERY_MS = 60_000;
+const UNIT_MS: Record<string, number> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+
+/** `BACKUP_EVERY`: a number and a unit (`30m`, `6h`, `1d`), at least a minute. */
+function duration(name: string, value: string): number {
+  const match = /^(\d+)(s|m|h|d)$/.exec(value.trim());
+  const ms = match ? Number(match[1]) * UNIT_MS[match[2]!]! : NaN;
+  if (!(ms >= MIN_BACKUP_EVERY_MS)) throw new ConfigError(`${name} must be a duration of at least a minute such as 30m, 6h or 1d, got ${JSON.stringify(value)}`);
+  return ms;
+}
+
 function logLevel(value: string): EnvSettings['logLevel'] {
   const level = LOG_LEVELS.find((name) => name === value);
   if (!level) throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got ${JSON.stringify(value)}`);
@@ -39,7 +51,7 @@ function logLevel(value: string): EnvSettings['logLevel'] {
 
 /**
  * Reads PORT (default 5173), DATA_DIR (default ./data), SITE_URL, ADDITIONAL_REDIRECT_URLS
- * (comma-separated), RATE_LIMIT_WEB3, DATABASE_URL, DB_POOL, PGRST_DB_SCHEMAS (comma-separated), METRICS_TOKEN and LOG_LEVEL. Throws {@link ConfigError} for a malformed number;
+ * (comma-separated), RATE_LIMIT_WEB3, DATABASE_URL, DB_POOL, PGRST_DB_SCHEMAS (comma-separated), METRICS_TOKEN, LOG_LEVEL, BACKUP_EVERY and BACKUP_KEEP. Throws {@link ConfigError} for a malformed number;
  * the URLs are checked by the server when it starts.
  */
 export function readEnv(env: NodeJS.ProcessEnv): EnvSettings {
@@ -54,5 +66,7 @@ export function readEnv(env: NodeJS.ProcessEnv): EnvSettings {
     restSchemas: env.PGRST_DB_SCHEMAS ? schemaList(env.PGRST_DB_SCHEMAS) : undefined,
     metricsToken: env.METRICS_TOKEN ? metricsToken(env.METRICS_TOKEN) : undefined,
     logLevel: env.LOG_LEVEL ? logLevel(env.LOG_LEVEL) : 'info',
+    backupEveryMs: env.BACKUP_EVERY ? duration('BACKUP_EVERY', env.BACKUP_EVERY) : undefined,
+    backupKeep: env.BACKUP_KEEP ? positiveInteger('BACKUP_KEEP', env.BACKUP_KEEP) : undefined,
   };
 }

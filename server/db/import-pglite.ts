@@ -64,8 +64,8 @@ async function copyTable(source: Source, tx: Queryable, table: string): Promise<
   }
 }
 
-/** Moves identity and serial sequences of `table` past the imported rows. */
-async function advanceSequences(tx: Queryable, table: string): Promise<void> {
+/** Moves identity and serial sequences of `table` past the imported (or restored) rows. */
+export async function advanceSequences(tx: Queryable, table: string): Promise<void> {
   for (const column of await columnsOf(tx, table)) {
     const { rows } = await tx.query<{ seq: string | null }>('select pg_get_serial_sequence($1, $2) as seq', [quoteTable(table), column]);
     const seq = rows[0]?.seq;

@@ -1,5 +1,6 @@
 import { log } from '../log.js';
 import { join } from 'node:path';
+import type pg from 'pg';
 import type { Database } from './types.js';
 import { bootstrap } from './bootstrap.js';
 import { startCluster } from './cluster.js';
@@ -24,6 +25,8 @@ export interface DatabaseOptions {
 
 /** The server's database, and how it can be lost. */
 export interface ServerDatabase extends Database {
+  /** How to connect as the pool does, for tools that need a connection of their own (COPY for backups). */
+  connection: pg.ClientConfig;
   /** Settles when the embedded PostgreSQL exits without being asked to; never with DATABASE_URL. */
   lost: Promise<Error>;
 }
@@ -41,7 +44,7 @@ export async function startDatabase(options: DatabaseOptions): Promise<ServerDat
     for (const step of cleanups.splice(0).reverse()) await step();
   };
   try {
-    let connection;
+    let connection: pg.ClientConfig;
     let lost: Promise<Error> = new Promise<Error>(() => undefined);
     if (options.databaseUrl) {
       connection = { connectionString: options.databaseUrl };
@@ -62,7 +65,7 @@ export async function startDatabase(options: DatabaseOptions): Promise<ServerDat
     await bootstrap(db);
     await migrate(db, options.migrationsDir);
     await importPgliteIfPresent(db, options.dataDir);
-    return { ...db, lost, close: cleanup };
+    return { ...db, connection, lost, close: cleanup };
   } catch (error) {
     await cleanup();
     throw error;
