@@ -68,6 +68,7 @@ test('a copy in a 0700 folder starts with npm start, serves / and is ready; the 
       assert.is(where.cluster, join(clone, 'data', 'postgres'));
     }
   } finally {
+    relocated ??= (await readFile(join(clone, 'data', 'postgres-location'), 'utf8').catch(() => '')).trim() || null;
     const pidFile = join(relocated ?? join(clone, 'data'), 'postgres', 'postmaster.pid');
     const pid = Number((await readFile(pidFile, 'utf8').catch(() => '')).split('\n')[0]);
     if (child.exitCode === null) process.kill(-child.pid!, 'SIGTERM');
