@@ -129,24 +129,23 @@ export async function writeBackup(connection: pg.ClientConfig, secret: string, f
       write(JSON.stringify({ table: table.name, columns: table.columns }));
       const hash = createHash('sha256');
       let rows = 0;
-      let pending: Promise<void> | null = null;
       const stream = client.query(copyTo(`copy (${await selectFor(client, table)}) to stdout`)) as Readable;
       let rest = '';
       for await (const chunk of stream) {
+        // Whole lines go to the hash and the archive in one piece per chunk: a write per row
+        // would cost the zlib stream more than the copy itself.
         const text = rest + (chunk as Buffer).toString('utf8');
-        const lines = text.split('\n');
-        rest = lines.pop()!;
-        for (const row of lines) {
-          hash.update(row).update('\n');
-          rows++;
-          if (!write(row)) pending = waitDrain();
-        }
-        if (pending) {
-          await pending;
-          pending = null;
-        }
+        const cut = text.lastIndexOf('\n') + 1;
+        rest = text.slice(cut);
+        if (cut === 0) continue;
+        const whole = text.slice(0, cut);
+        hash.update(whole);
+        for (let at = whole.indexOf('\n'); at !== -1; at = whole.indexOf('\n', at + 1)) rows++;
+        bytes += Buffer.byteLength(whole);
+        if (!gzip.write(whole)) await waitDrain();
         progress?.(table.name, rows, bytes);
       }
+      if (rest !== '') throw new Error(`COPY of ${table.name} ended inside a row`);
       write(END_OF_TABLE);
       summary[table.name] = { rows, sha256: hash.digest('hex') };
       progress?.(table.name, rows, bytes);

@@ -7,6 +7,9 @@ import { bearerToken, sendJson } from './respond.js';
 /** Longest a readiness check waits for the database before answering 503. */
 export const READY_TIMEOUT_MS = 2000;
 
+/** A readiness answer this fresh is given again without asking the database: a flood of /readyz costs at most 4 queries a second. */
+export const READY_REUSE_MS = 250;
+
 /** What `/readyz` checks. */
 export interface ReadinessDeps {
   db: Database;
@@ -24,11 +27,12 @@ export function serveHealth(res: ServerResponse): void {
 /**
  * Makes the `GET /readyz` handler: 200 `{"status":"ready",…}` when the database answers within
  * {@link READY_TIMEOUT_MS}, every migration is recorded and Realtime runs; otherwise 503 with
- * the failing check named. One query per check; requests arriving while one runs share it, so
- * polling every second (or harder) costs one round trip a second at most per poller.
+ * the failing check named. One query per check; requests arriving while one runs share it, and
+ * an answer younger than {@link READY_REUSE_MS} is reused.
  */
 export function readinessHandler(deps: ReadinessDeps): (res: ServerResponse) => Promise<void> {
   let running: Promise<{ database: string; migrations: string }> | null = null;
+  let last: { at: number; checks: { database: string; migrations: string } } | null = null;
   const check = async () => {
     const query = deps.db.query<{ applied: number }>(
       'select count(*)::int as applied from supabase_migrations.schema_migrations where version = any($1)',
@@ -50,8 +54,14 @@ export function readinessHandler(deps: ReadinessDeps): (res: ServerResponse) => 
     }
   };
   return async (res) => {
-    running ??= check().finally(() => (running = null));
-    const { database, migrations } = await running;
+    if (!last || performance.now() - last.at >= READY_REUSE_MS) {
+      running ??= check().then((checks) => {
+        last = { at: performance.now(), checks };
+        return checks;
+      }).finally(() => (running = null));
+      await running;
+    }
+    const { database, migrations } = last!.checks;
     const realtime = deps.realtimeRunning() ? 'ok' : 'stopped';
     const ready = database === 'ok' && migrations === 'ok' && realtime === 'ok';
     sendJson(res, ready ? 200 : 503, { status: ready ? 'ready' : 'not ready', checks: { database, migrations, realtime } }, { 'Cache-Control': 'no-store' });
