@@ -1,4 +1,4 @@
-import { mkdir, readdir, readFile, rm, stat } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rename, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type pg from 'pg';
 import { SECRET_FILE } from '../auth/keys.js';
@@ -8,7 +8,7 @@ import { writeBackup, type Progress, type TableSummary } from './archive.js';
 /** The folder in DATA_DIR where scheduled backups (and `npm run backup` without a file) go. */
 export const BACKUPS_DIR = 'backups';
 /** Names of the backups this server writes, which are the ones BACKUP_KEEP prunes. */
-const BACKUP_NAME = /^tessera-\d{8}T\d{6}Z\.backup\.gz$/;
+const BACKUP_NAME = /^tessera-\d{8}T\d{9}Z\.backup\.gz$/;
 
 /** What a backup wrote. */
 export interface BackupResult {
@@ -17,9 +17,9 @@ export interface BackupResult {
   tables: Record<string, TableSummary>;
 }
 
-/** `tessera-YYYYMMDDTHHMMSSZ.backup.gz` for now. */
+/** `tessera-YYYYMMDDTHHMMSSmmmZ.backup.gz` (UTC, to the millisecond) for now. */
 function backupName(now = new Date()): string {
-  return `tessera-${now.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z')}.backup.gz`;
+  return `tessera-${now.toISOString().replace(/[-:.]/g, '')}.backup.gz`;
 }
 
 /** Backs up the world `connection` reaches, with DATA_DIR's signing secret, to `file` (default: a new file in DATA_DIR/backups). */
@@ -27,7 +27,16 @@ export async function backupNow(connection: pg.ClientConfig, dataDir: string, fi
   const target = file ?? join(dataDir, BACKUPS_DIR, backupName());
   if (!file) await mkdir(join(dataDir, BACKUPS_DIR), { recursive: true, mode: 0o700 });
   const secret = (await readFile(join(dataDir, SECRET_FILE), 'utf8')).trim();
-  const tables = await writeBackup(connection, secret, target, progress);
+  // Written under a temporary name and renamed when whole: a cut-off backup never passes for one.
+  const partial = `${target}.partial`;
+  let tables;
+  try {
+    tables = await writeBackup(connection, secret, partial, progress);
+  } catch (error) {
+    await rm(partial, { force: true });
+    throw error;
+  }
+  await rename(partial, target);
   return { file: target, bytes: (await stat(target)).size, tables };
 }
 

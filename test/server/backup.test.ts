@@ -1,10 +1,12 @@
 import { execFile } from 'node:child_process';
+import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { tableChecksums, type TableSummary } from '../../server/backup/archive.js';
+import { readHeader, tableChecksums, trailerOf, type TableSummary } from '../../server/backup/archive.js';
+import { scheduleBackups } from '../../server/backup/schedule.js';
 import { runningCluster } from '../../server/backup/connect.js';
 import { startCluster } from '../../server/db/cluster.js';
 import { makeDataDir, removeDataDir, signInPlayer, startTestServer, type TestPlayer } from './harness.js';
@@ -118,6 +120,27 @@ test('a backup while 20 players build holds every row acknowledged before it; re
   } finally {
     await source.stop();
     for (const dir of [work, restoredDir, clusterDir, hostedDataDir]) await removeDataDir(dir);
+  }
+});
+
+test('scheduled backups land in DATA_DIR/backups, whole and readable, and only the newest BACKUP_KEEP stay', async () => {
+  const server = await startTestServer();
+  try {
+    const player = await signInPlayer(server);
+    await enterAtSpawn(player, 'Kept');
+    const stop = scheduleBackups(runningCluster(server.dataDir)!, server.dataDir, 400, 2);
+    await new Promise((resolve) => setTimeout(resolve, 3000));
+    await stop();
+    const names = (await readdir(join(server.dataDir, 'backups'))).sort();
+    assert.is(names.length, 2);
+    for (const name of names) {
+      assert.match(name, /^tessera-\d{8}T\d{9}Z\.backup\.gz$/);
+      const trailer = await trailerOf(join(server.dataDir, 'backups', name));
+      assert.is(trailer['public.game_players']!.rows, 1);
+      assert.is((await readHeader(join(server.dataDir, 'backups', name))).secret, (await readFile(join(server.dataDir, 'jwt-secret'), 'utf8')).trim());
+    }
+  } finally {
+    await server.stop();
   }
 });
 
