@@ -23,6 +23,7 @@ import { Writable, type Readable } from 'node:stream';
 import { createGunzip, createGzip } from 'node:zlib';
 import pg from 'pg';
 import { from as copyFrom, to as copyTo } from 'pg-copy-streams';
+import { advanceSequences } from '../db/import-pglite.js';
 
 /** The archive format's name and version in its header. */
 export const ARCHIVE_FORMAT = 'tessera-backup';
@@ -317,7 +318,6 @@ export async function restoreBackup(connection: pg.ClientConfig, file: string, o
     for (const table of owned) await client.query(`alter table ${quoteName(table)} enable trigger user`);
     await client.query('commit');
 
-    const { advanceSequences } = await import('../db/import-pglite.js');
     const queryable = { query: async <Row,>(sql: string, params?: unknown[]) => ({ rows: (await client.query(sql, params)).rows as Row[], fields: [] }), exec: async (sql: string) => void (await client.query(sql)) };
     for (const table of targets) await advanceSequences(queryable, table);
 

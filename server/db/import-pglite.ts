@@ -1,7 +1,7 @@
-import { log } from '../log.js';
 import { existsSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Database, Queryable } from './types.js';
+import { log } from '../log.js';
 
 /** Where the PGlite version of the server kept its database inside DATA_DIR. */
 export const PGLITE_DIR = 'pgdata';

@@ -1,4 +1,3 @@
-import { log } from '../log.js';
 import { join } from 'node:path';
 import type pg from 'pg';
 import type { Database } from './types.js';
@@ -8,6 +7,7 @@ import { importPgliteIfPresent } from './import-pglite.js';
 import { lockDataDir } from './lock.js';
 import { migrate } from './migrate.js';
 import { DEFAULT_POOL_SIZE, openPool } from './pool.js';
+import { log } from '../log.js';
 
 export type { Claims, Database, Field, Queryable, QueryResult } from './types.js';
 export { DataDirLockedError } from './lock.js';

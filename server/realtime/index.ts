@@ -1,4 +1,3 @@
-import { log as serverLog } from '../log.js';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer } from 'ws';
@@ -32,6 +31,7 @@ import { installMessages, pruneMessages, readReplay, storeBroadcast } from './me
 import type { Vsn } from './protocol.js';
 import { PresenceRegistry } from './presence.js';
 import { broadcastsShed, Outbound } from './wire.js';
+import { log as serverLog } from '../log.js';
 
 /** What Realtime needs from the server: the database, token verification and the anon key. */
 export interface RealtimeDeps {
