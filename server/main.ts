@@ -4,6 +4,7 @@ import { startServer } from './app.js';
 import { ConfigError } from './auth/site.js';
 import { readEnv } from './config.js';
 import { DataDirLockedError } from './db/index.js';
+import { log } from './log.js';
 
 /**
  * Uncaught exceptions tolerated within {@link UNCAUGHT_WINDOW_MS} before the process gives up:
@@ -46,28 +47,32 @@ const publicDir = join(dirname(fileURLToPath(import.meta.url)), 'public');
 
 installLastResortHandlers();
 try {
-  const server = await startServer({ ...readEnv(process.env), publicDir });
-  console.log(`Service-role key (secret, for operators and tools only): ${server.serviceRoleKeyFile}`);
-  console.log(`Tessera listening on ${server.url}`);
+  const { logLevel, ...settings } = readEnv(process.env);
+  log.level = logLevel;
+  const server = await startServer({ ...settings, publicDir });
+  log.info(`Service-role key (secret, for operators and tools only): ${server.serviceRoleKeyFile}`);
+  log.info(`Tessera listening on ${server.url}`);
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) return;
     stopping = true;
+    log.info(`${signal}: stopping`);
     server.close().then(
       () => process.exit(0),
       (error: unknown) => {
-        console.error(`close after ${signal} failed`, error);
+        log.error({ err: error }, `close after ${signal} failed`);
         process.exit(1);
       },
     );
   };
   void server.lost.then((error) => {
-    console.error(error.message);
+    log.fatal(error.message);
     process.exit(1);
   });
   process.on('SIGINT', () => stop('SIGINT'));
   process.on('SIGTERM', () => stop('SIGTERM'));
 } catch (error) {
-  console.error(error instanceof DataDirLockedError || error instanceof ConfigError ? error.message : error);
+  if (error instanceof DataDirLockedError || error instanceof ConfigError) log.fatal((error as Error).message);
+  else log.fatal({ err: error }, (error as Error).message);
   process.exit(1);
 }

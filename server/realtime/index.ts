@@ -32,6 +32,7 @@ import { installMessages, pruneMessages, readReplay, storeBroadcast } from './me
 import type { Vsn } from './protocol.js';
 import { PresenceRegistry } from './presence.js';
 import { broadcastsShed, Outbound } from './wire.js';
+import { log as serverLog } from '../log.js';
 
 /** What Realtime needs from the server: the database, token verification and the anon key. */
 export interface RealtimeDeps {
@@ -61,6 +62,8 @@ export interface RealtimeServer {
   handleHttp(req: IncomingMessage, res: ServerResponse, path: string): Promise<boolean>;
   /** Closes every channel joined with a token of `sessionId` (its session ended). */
   endSession(sessionId: string): void;
+  /** What the metrics read: open sockets, joined channels, distinct signed-in users with a channel, messages received. */
+  stats(): { connections: number; channels: number; playersOnline: number; received: number };
   /** Closes every socket and stops listening for changes. */
   close(): Promise<void>;
 }
@@ -93,7 +96,7 @@ export async function attachRealtime(server: Server, deps: RealtimeDeps): Promis
     if (left > 0) socketsPerAddress.set(address, left);
     else socketsPerAddress.delete(address);
   };
-  const log = (message: string) => console.error(message);
+  const log = (message: string) => serverLog.warn(message);
   await installCapture(db);
   await installMessages(db);
   let tables = await loadTables(db);
@@ -148,6 +151,7 @@ export async function attachRealtime(server: Server, deps: RealtimeDeps): Promis
     (error) => log(`realtime: catalogue refresh failed: ${(error as Error).message}`),
   );
   let nextConnId = 1;
+  let received = 0;
 
   const hub: Hub = {
     verifyToken,
@@ -227,6 +231,7 @@ export async function attachRealtime(server: Server, deps: RealtimeDeps): Promis
     }
     wss.handleUpgrade(req, socket, head, (ws) => {
       const id = nextConnId++;
+      ws.on('message', () => received++);
       const outbound = new Outbound(ws, socket, (queued) =>
         log(`realtime: closed socket #${id}: ${queued} bytes of replies and changes were left unread`),
       );
@@ -270,6 +275,15 @@ export async function attachRealtime(server: Server, deps: RealtimeDeps): Promis
     handleHttp: (req, res, path) => handleBroadcastApi(req, res, path, api),
     endSession(sessionId) {
       for (const end of hub.sessionEnders) end(sessionId);
+    },
+    stats() {
+      let channels = 0;
+      const players = new Set<string>();
+      for (const members of topics.values()) {
+        channels += members.size;
+        for (const channel of members) if (channel.claims.role === 'authenticated' && channel.claims.sub) players.add(channel.claims.sub);
+      }
+      return { connections: wss.clients.size, channels, playersOnline: players.size, received };
     },
     async close() {
       clearInterval(sweep);

@@ -37,6 +37,14 @@ export function broadcastsShed(): number {
   return shed;
 }
 
+/** Messages written to sockets since the server started, for the metrics. */
+let sent = 0;
+
+/** How many messages the server has written to Realtime sockets so far. */
+export function messagesSent(): number {
+  return sent;
+}
+
 /**
  * The messages one socket was due in a turn and their frames in one buffer: the next socket due
  * the very same messages in the same order (every subscriber of a batch of changes) is written
@@ -239,6 +247,7 @@ export class Outbound {
     this.dueBytes = 0;
     if (data.length === 0 || this.ws.readyState !== this.ws.OPEN) return previous;
     const framed = previous && sameMessages(previous, data, binary) ? previous : { data, binary, bytes: frameAll(data, binary, bytes) };
+    sent += data.length;
     if (this.socket.write(framed.bytes)) this.flush();
     return framed;
   }

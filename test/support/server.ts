@@ -102,7 +102,7 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
   let listening = false;
   const url = await new Promise<string>((resolve, reject) => {
     const onData = () => {
-      const match = /listening on (http:\/\/\S+)/.exec(log);
+      const match = /listening on (http:\/\/[^\s"]+)/.exec(log);
       if (match) {
         listening = true;
         child.stdout!.off('data', onData);
