@@ -25,7 +25,7 @@ function installLastResortHandlers(): void {
   let windowStart = 0;
   let inWindow = 0;
   process.on('unhandledRejection', (reason) => {
-    console.error('unhandled rejection (server keeps serving):', reason);
+    log.error({ err: reason }, 'unhandled rejection (server keeps serving)');
   });
   process.on('uncaughtException', (error) => {
     const now = performance.now();
@@ -35,10 +35,10 @@ function installLastResortHandlers(): void {
     }
     inWindow += 1;
     if (inWindow > MAX_UNCAUGHT_PER_WINDOW) {
-      console.error(`uncaught exception, the ${inWindow}th within ${UNCAUGHT_WINDOW_MS / 1000} s: exiting`, error);
+      log.fatal({ err: error }, `uncaught exception, the ${inWindow}th within ${UNCAUGHT_WINDOW_MS / 1000} s: exiting`);
       process.exit(1);
     }
-    console.error('uncaught exception (server keeps serving):', error);
+    log.error({ err: error }, 'uncaught exception (server keeps serving)');
   });
 }
 

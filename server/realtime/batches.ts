@@ -17,6 +17,7 @@
 import { audience, type Channel } from './channel.js';
 import { errorMessage, guarded } from './guard.js';
 import { encodeBinaryJsonBroadcast, fitsBinaryBroadcast, type Broadcast } from './protocol.js';
+import { log } from '../log.js';
 
 /**
  * Milliseconds a batch gathers broadcasts before it is sent: a server tick of 40 a second. At
@@ -116,7 +117,7 @@ export function createBroadcastBatches(topics: ReadonlyMap<string, Set<Channel>>
       try {
         sendWindow(window);
       } catch (error) {
-        console.error(`realtime: the batch of ${window.topic} was dropped: ${errorMessage(error)}`);
+        log.error(`realtime: the batch of ${window.topic} was dropped: ${errorMessage(error)}`);
       }
     }
   }

@@ -3,10 +3,11 @@
  * callbacks. An exception thrown there would reach the process's top level and stop the server
  * for every player; wrapped, it is logged and only the work at hand is lost.
  */
+import { log } from '../log.js';
 
 /** Where guarded callbacks report their failures: the server's log, as the rest of Realtime's. */
 function report(message: string): void {
-  console.error(message);
+  log.error(message);
 }
 
 /** The message of a thrown value, whatever was thrown. */

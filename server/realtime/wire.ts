@@ -2,6 +2,7 @@ import type { Duplex } from 'node:stream';
 import type { WebSocket } from 'ws';
 import type { Conn } from './channel.js';
 import { errorMessage, guarded } from './guard.js';
+import { log } from '../log.js';
 import {
   MAX_QUEUED_BROADCAST_BYTES,
   MAX_QUEUED_DURABLE_BYTES,
@@ -65,7 +66,7 @@ function writeAllDue(): void {
     try {
       last = outbound.writeDue(last);
     } catch (error) {
-      console.error(`realtime: writing to a socket failed: ${errorMessage(error)}`);
+      log.error(`realtime: writing to a socket failed: ${errorMessage(error)}`);
       outbound.abandon();
     }
   }
