@@ -205,7 +205,10 @@ export async function startSession(options: SessionOptions): Promise<Session> {
       const local = options.readLocal();
       return voice.send(audioData, local.x, local.y);
     },
-    minimapFallback: () => minimapPlayersFromBlocks(db, playerId, now()),
+    minimapFallback: () => {
+      const { x, y } = tile();
+      return minimapPlayersFromBlocks(db, playerId, now(), x, y);
+    },
     onlinePlayers: () => presence.online(),
     poseTopics: () => poses.topics(),
     heldChunks: () => blocks.heldChunks(),
