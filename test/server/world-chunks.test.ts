@@ -11,7 +11,7 @@ import type pg from 'pg';
 import WebSocket from 'ws';
 import { BLOCK_TYPES } from '../../components/blocks.js';
 import type { NetEvent } from '../../components/network.js';
-import { CHUNK_TILES } from '../../net/chunks.js';
+import { CHUNK_TILES, regionName, regionOfTile } from '../../net/chunks.js';
 import { connectAsOperator } from '../support/server.js';
 import { waitFor } from '../support/wait.js';
 import { createTestWallet, signInPlayer, startTestServer, type ClientWiring, type TestServer } from './harness.js';
@@ -97,6 +97,15 @@ test.after(async ({ server, operator, ann, bob }) => {
   await Promise.all([ann?.session.close(), bob.session.close()]);
   await operator.end();
   await server.stop();
+});
+
+test('SQL names the region of a tile as the client does', async ({ operator }) => {
+  const tiles = [[0, 0], [15, -16], [16, 15], [-17, 47], [48, -49], [4999, -5000], [-5000, 4999]] as const;
+  const { rows } = await operator.query<{ region: string }>(
+    `select game_private.tile_region(t.x, t.y) as region from unnest($1::int[], $2::int[]) with ordinality as t(x, y, n) order by n`,
+    [tiles.map(([x]) => x), tiles.map(([, y]) => y)],
+  );
+  assert.equal(rows.map((row) => row.region), tiles.map(([x, y]) => regionName(regionOfTile(x, y))));
 });
 
 test('a world of more blocks than any page or offset bound is entered, and the view shows', async (ctx) => {
