@@ -92,6 +92,12 @@ async function seed(blocks: number): Promise<{ dataDir: string; half: number }> 
   return { dataDir, half };
 }
 
+/** A received socket message as bytes, whatever form `ws` gives it in. */
+function frameBytes(data: Buffer | ArrayBuffer | Buffer[]): Buffer {
+  if (Array.isArray(data)) return Buffer.concat(data);
+  return Buffer.isBuffer(data) ? data : Buffer.from(data);
+}
+
 /** Client wiring that counts bytes received: HTTP bodies and socket frames. */
 function countingWiring(): { wiring: ClientWiring; bytes(): number } {
   let bytes = 0;
@@ -105,7 +111,7 @@ function countingWiring(): { wiring: ClientWiring; bytes(): number } {
   const transport = class extends WebSocket {
     constructor(address: string, protocols?: string | string[]) {
       super(address, protocols);
-      this.on('message', (data: Buffer) => (bytes += data.length));
+      this.on('message', (data: Buffer | ArrayBuffer | Buffer[]) => (bytes += frameBytes(data).length));
     }
   } as unknown as typeof WebSocket;
   return { wiring: { fetch: counting, transport }, bytes: () => bytes };
@@ -217,10 +223,11 @@ async function page(baseUrl: string, blocks: number, half: number): Promise<void
     }
     await tab.keyboard.up('KeyD');
     const heap = await cdp.send('Runtime.getHeapUsage');
+    const jsHeap = await tab.evaluate(() => (performance as unknown as { memory: { usedJSHeapSize: number } }).memory.usedJSHeapSize);
     print({
       bench: 'world', case: 'page', blocks, view_complete_ms: round(viewMs, 0), received_kb: round(enterKb, 1),
       walk_seconds: WALK_SECONDS, missing_mean_pct: round((100 * missing.reduce((a, b) => a + b, 0)) / missing.length, 3),
-      missing_max_pct: round(100 * Math.max(...missing), 2), heap_mb: round(heap.usedSize / 1048576, 1),
+      missing_max_pct: round(100 * Math.max(...missing), 2), heap_mb: round(heap.usedSize / 1048576, 1), js_heap_mb: round(jsHeap / 1048576, 1),
     });
     await context.close();
   } finally {
@@ -237,8 +244,10 @@ async function spread(server: TestServer, blocks: number, half: number): Promise
   const transport = class extends WebSocket {
     constructor(address: string, protocols?: string | string[]) {
       super(address, protocols);
-      this.on('message', (data: Buffer) => {
-        if (data.includes('"event":"blocks"')) frames++;
+      // A block change: a broadcast on a blocks topic (joins' replies and system messages aside).
+      this.on('message', (data: Buffer | ArrayBuffer | Buffer[]) => {
+        const frame = frameBytes(data).toString('latin1');
+        if (frame.includes('realtime:blocks:') && !frame.includes('phx_') && !frame.includes('"system"')) frames++;
       });
     }
   } as unknown as typeof WebSocket;
@@ -267,6 +276,9 @@ async function spread(server: TestServer, blocks: number, half: number): Promise
   const pids = await serverPids(server);
   const cpu = () => pids.reduce((sum, pid) => sum + cpuSeconds(pid), 0);
   await sleep(2000);
+  const idleBefore = cpu();
+  await sleep(5000);
+  const idleCores = (cpu() - idleBefore) / 5;
   frames = 0;
   const cpuBefore = cpu();
   const started = performance.now();
@@ -287,7 +299,7 @@ async function spread(server: TestServer, blocks: number, half: number): Promise
   clearInterval(pump);
   print({
     bench: 'world', case: 'spread', blocks, listeners: LISTENERS, changes: 2 * CHANGES, frames, frames_per_change: round(frames / (2 * CHANGES), 2),
-    changes_per_second: round((2 * CHANGES) / seconds, 1), server_cpu_cores: round(cores, 2),
+    changes_per_second: round((2 * CHANGES) / seconds, 1), server_cpu_cores: round(cores, 2), idle_server_cpu_cores: round(idleCores, 2),
   });
   await operator.end();
   await Promise.all(syncs.map((sync) => sync.close()));
