@@ -13,7 +13,7 @@
  */
 import type { RealtimeChannel, SupabaseClient } from '@supabase/supabase-js';
 import type { NetEvent } from '../components/network.js';
-import { blocksTopic, CHUNK_TILES, chunkName, chunkOfTile, chunksAround, chunkTiles, regionName, regionOfChunk, type ChunkCoords } from './chunks.js';
+import { blocksTopic, CHUNK_TILES, chunkName, chunkOfTile, chunksAround, chunkTiles, regionName, regionOfChunk, regionTiles, type ChunkCoords } from './chunks.js';
 import { TILE_SIZE_PX } from './constants.js';
 import { describeRefusal } from './refusals.js';
 import type { Region } from './regions.js';
@@ -102,7 +102,8 @@ interface ChunkState {
 /** One region's live channel. */
 interface RegionChannel {
   region: Region;
-  channel: RealtimeChannel;
+  /** Null until a removal of the same topic has finished. */
+  channel: RealtimeChannel | null;
   joined: boolean;
   /** Joined once already: a later join is a rejoin after a drop, and the region's chunks are read again. */
   everJoined: boolean;
@@ -131,10 +132,8 @@ export function parseBlockChanges(payload: unknown): Change[] {
 
 /** Whether region `region` meets the rectangle of pixels [x0, x1) x [y0, y1). */
 function regionMeets(region: Region, x0: number, y0: number, x1: number, y1: number): boolean {
-  const side = 2 * CHUNK_TILES * TILE_SIZE_PX;
-  const left = region.rx * side - side / 2;
-  const top = region.ry * side - side / 2;
-  return left < x1 && left + side > x0 && top < y1 && top + side > y0;
+  const tiles = regionTiles(region);
+  return tiles.x0 * TILE_SIZE_PX < x1 && tiles.x1 * TILE_SIZE_PX > x0 && tiles.y0 * TILE_SIZE_PX < y1 && tiles.y1 * TILE_SIZE_PX > y0;
 }
 
 /** Creates the block sync; nothing is read or joined until the first `follow`. */
@@ -143,6 +142,8 @@ export function createBlockSync(db: SupabaseClient, options: BlockSyncOptions): 
   const now = options.now ?? Date.now;
   const chunks = new Map<string, ChunkState>();
   const regions = new Map<string, RegionChannel>();
+  /** Removals of left channels under way, by region name. */
+  const leaving = new Map<string, Promise<void>>();
   let reads = 0;
   let connected = false;
   let closed = false;
@@ -193,13 +194,19 @@ export function createBlockSync(db: SupabaseClient, options: BlockSyncOptions): 
     }
   }
 
+  /**
+   * Joins a region's channel. A channel of the same topic still being removed is waited for:
+   * the client would hand back that channel instead of a new one.
+   */
   function join(region: Region): void {
     const name = regionName(region);
-    const entry: RegionChannel = { region, channel: undefined as unknown as RealtimeChannel, joined: false, everJoined: false };
-    entry.channel = db
-      .channel(blocksTopic(region), { config: { private: true } })
-      .on('broadcast', { event: 'blocks' }, ({ payload }) => hear(payload))
-      .subscribe((status) => {
+    const entry: RegionChannel = { region, channel: null, joined: false, everJoined: false };
+    regions.set(name, entry);
+    const open = () => {
+      if (regions.get(name) !== entry || closed) return;
+      const channel = db.channel(blocksTopic(region), { config: { private: true } }).on('broadcast', { event: 'blocks' }, ({ payload }) => hear(payload));
+      entry.channel = channel;
+      channel.subscribe((status) => {
         if (regions.get(name) !== entry) return;
         const joined = status === 'SUBSCRIBED';
         if (joined && entry.everJoined) {
@@ -214,12 +221,22 @@ export function createBlockSync(db: SupabaseClient, options: BlockSyncOptions): 
         reportConnection();
         if (joined && last) pump(last.x, last.y);
       });
-    regions.set(name, entry);
+    };
+    const pending = leaving.get(name);
+    if (pending) void pending.then(open);
+    else open();
   }
 
   function leave(name: string, entry: RegionChannel): void {
     regions.delete(name);
-    void db.removeChannel(entry.channel);
+    if (entry.channel) {
+      const removal = db.removeChannel(entry.channel).then(
+        () => undefined,
+        () => undefined,
+      );
+      leaving.set(name, removal);
+      void removal.then(() => leaving.get(name) === removal && leaving.delete(name));
+    }
     for (const [key, state] of chunks) {
       const r = regionOfChunk(state.cx, state.cy);
       if (r.rx !== entry.region.rx || r.ry !== entry.region.ry) continue;
@@ -297,12 +314,13 @@ export function createBlockSync(db: SupabaseClient, options: BlockSyncOptions): 
       for (const [name, entry] of regions) {
         if (!regionMeets(entry.region, near.x0 - keep, near.y0 - keep, near.x1 + keep, near.y1 + keep)) leave(name, entry);
       }
-      for (const { cx, cy } of chunksAround(x, y, width / 2, height / 2, CHUNK_MARGIN_PX)) {
+      const around = chunksAround(x, y, width / 2, height / 2, CHUNK_MARGIN_PX);
+      for (const { cx, cy } of around) {
         const region = regionOfChunk(cx, cy);
         if (!regions.has(regionName(region))) join(region);
       }
       // Chunks never shown and no longer wanted are forgotten (shown ones stay while their region is heard).
-      const wanted = new Set(chunksAround(x, y, width / 2, height / 2, CHUNK_MARGIN_PX).map(({ cx, cy }: ChunkCoords) => chunkName(cx, cy)));
+      const wanted = new Set(around.map(({ cx, cy }) => chunkName(cx, cy)));
       for (const [key, state] of chunks) if (!state.shown && !state.held && !wanted.has(key)) chunks.delete(key);
     }
     pump(x, y);
@@ -364,7 +382,7 @@ export function createBlockSync(db: SupabaseClient, options: BlockSyncOptions): 
       closed = true;
       const all = [...regions.values()];
       regions.clear();
-      await Promise.all(all.map((entry) => db.removeChannel(entry.channel)));
+      await Promise.all(all.map((entry) => entry.channel && db.removeChannel(entry.channel)));
     },
   };
 }

@@ -11,12 +11,10 @@
  *   edges lie on multiples of 16 tiles, so each region holds exactly 2x2 chunks.
  */
 import { TILE_SIZE_PX } from './constants.js';
-import { regionKey, type Region } from './regions.js';
+import { REGION_TILES, regionKey, type Region } from './regions.js';
 
 /** Edge of a chunk in tiles. */
 export const CHUNK_TILES = 16;
-/** Edge of a region in tiles (as net/regions.ts's REGION_TILES). */
-const REGION_TILES = 32;
 
 /** Chunk coordinates. */
 export interface ChunkCoords {
@@ -50,6 +48,12 @@ export function chunkTiles(cx: number, cy: number): TileRect {
 /** The region of tile (x, y), as SQL's `game_private.tile_region` computes it. */
 export function regionOfTile(x: number, y: number): Region {
   return { rx: Math.floor((x + REGION_TILES / 2) / REGION_TILES), ry: Math.floor((y + REGION_TILES / 2) / REGION_TILES) };
+}
+
+/** The tiles of region `region`. */
+export function regionTiles({ rx, ry }: Region): TileRect {
+  const half = REGION_TILES / 2;
+  return { x0: rx * REGION_TILES - half, y0: ry * REGION_TILES - half, x1: rx * REGION_TILES + half, y1: ry * REGION_TILES + half };
 }
 
 /** The region that holds chunk (cx, cy) (each region holds 2x2 chunks). */
