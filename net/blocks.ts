@@ -167,8 +167,8 @@ export function createBlockSync(db: SupabaseClient, options: BlockSyncOptions): 
   }
 
   function reportConnection() {
-    const now = [...regions.values()].some((r) => r.joined);
-    if (now !== connected) options.onConnected?.((connected = now));
+    const up = [...regions.values()].some((r) => r.joined);
+    if (up !== connected) options.onConnected?.((connected = up));
   }
 
   function apply(change: Change) {
