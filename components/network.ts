@@ -14,8 +14,13 @@ import type { Claim } from './claims.js';
 export type NetEvent =
   /** A block now exists at tile (x, y) (remote insert, initial load, or a rollback of a removal). */
   | { kind: 'blockSet'; x: number; y: number; blockType: string; owner: string; live?: boolean }
-  /** Forget every block: a full reload from the server follows (start, or resync after a reconnect). */
-  | { kind: 'blocksReset' }
+  /**
+   * The blocks of the tiles [x, x + width) x [y, y + height) as the server has them (a chunk read):
+   * they replace whatever the area held, in one step.
+   */
+  | { kind: 'areaLoaded'; x: number; y: number; width: number; height: number; blocks: ReadonlyArray<{ x: number; y: number; blockType: string; owner: string }> }
+  /** Forget the blocks of the tiles [x, x + width) x [y, y + height) (a chunk dropped far behind the player). */
+  | { kind: 'areaDropped'; x: number; y: number; width: number; height: number }
   /** The block at tile (x, y) is gone (remote delete, orphan removal, or a rollback of a placement). */
   | { kind: 'blockCleared'; x: number; y: number; live?: boolean }
   /**

@@ -1,8 +1,9 @@
 /**
  * One player's network session: wires blocks, presence, live positions, chat, the online
- * count, combat, voice, the restorable blocks and land claims to the engine's queues, and resyncs blocks,
- * claims and players whenever the live connection comes back after a drop or a server restart. The engine
- * calls it once per fixed step (`queues.onStep`): it then sends the local pose if it changed and
+ * count, combat, voice, the restorable blocks and land claims to the engine's queues, and resyncs
+ * claims and players whenever the live connection comes back after a drop or a server restart
+ * (blocks read their chunks again by themselves). The engine calls it once per fixed step
+ * (`queues.onStep`): it then follows the player's chunks, sends the local pose if it changed and
  * flushes the outbox, so an action goes out in the step it was made.
  */
 import type { SupabaseClient } from '@supabase/supabase-js';
@@ -44,6 +45,8 @@ export interface SessionOptions {
   /** Whether another player is within combat range of the local player in the PvP zone. */
   inCombat(): boolean;
   world: SupportWorld;
+  /** The view's size in pixels, for the chunks to hold (800x600 unless given). */
+  view?(): { width: number; height: number };
   listener(): Listener;
   playVoice(audioData: string, volume: number): void;
   notice(title: string, description: string): void;
@@ -67,6 +70,10 @@ export interface Session {
   poseTopics(): string[];
   /** Land claims near the player, and the LAND panel's requests. */
   claims: ClaimsFollower;
+  /** Block chunks held, as 'cx:cy' (net/chunks.ts). */
+  heldChunks(): string[];
+  /** Block topics listened to. */
+  blockTopics(): string[];
   /** Best-effort removal of the presence row while the page is closing. */
   leaveOnPageClose(): void;
   /** Deletes the presence row and closes every channel. */
@@ -93,8 +100,7 @@ export async function startSession(options: SessionOptions): Promise<Session> {
 
   let everConnected = false;
   let connected = false;
-  function onBlocksStatus(status: string) {
-    const nowConnected = status === 'SUBSCRIBED';
+  function onBlocksConnected(nowConnected: boolean) {
     if (nowConnected === connected) return;
     connected = nowConnected;
     options.onConnected(connected);
@@ -110,7 +116,9 @@ export async function startSession(options: SessionOptions): Promise<Session> {
     emit,
     notice: options.notice,
     world: options.world,
-    onStatus: onBlocksStatus,
+    view: options.view,
+    now,
+    onConnected: onBlocksConnected,
     onOwnRemoved: () => restorable.markStale(),
   });
   let hitsHeard = 0;
@@ -144,19 +152,20 @@ export async function startSession(options: SessionOptions): Promise<Session> {
   const claims = followClaims(db, { playerId, playerName: options.playerName, tile, emit });
 
   async function resync() {
-    const { x, y } = tile();
     restorable.markStale();
     await presence.heartbeat();
-    await Promise.all([presence.load(), claims.reload(), blocks.load(x, y).catch((error) => console.error('block resync failed:', error))]);
+    await Promise.all([presence.load(), claims.reload()]);
   }
 
+  /** Set once the first heartbeat is recorded: the private region channels admit players with a presence row. */
+  let inWorld = false;
   void (async () => {
-    const { x, y } = tile();
     const local = options.readLocal();
     presence.follow(local.x, local.y);
+    blocks.follow(local.x, local.y);
     await presence.heartbeat();
+    inWorld = true;
     await presence.load();
-    await blocks.load(x, y).catch((error) => console.error('loading blocks failed:', error));
   })();
 
   /** Writes are sent one at a time, in the order the player made them. */
@@ -170,8 +179,10 @@ export async function startSession(options: SessionOptions): Promise<Session> {
   function step() {
     if (closed) return;
     const pose = options.readLocal();
+    blocks.follow(pose.x, pose.y);
     presence.follow(pose.x, pose.y);
-    poses.update(pose, ++stepNumber);
+    if (inWorld) poses.update(pose, ++stepNumber);
+    else ++stepNumber;
     // A player who stops somewhere new is recorded there at once (at most once a second),
     // so presence-based checks such as combat range see where players really stand.
     if (wasMoving && !pose.moving && now() - lastStopBeat >= STOP_HEARTBEAT_MS) {
@@ -198,10 +209,15 @@ export async function startSession(options: SessionOptions): Promise<Session> {
       const local = options.readLocal();
       return voice.send(audioData, local.x, local.y);
     },
-    minimapFallback: () => minimapPlayersFromBlocks(db, playerId, now()),
+    minimapFallback: () => {
+      const { x, y } = tile();
+      return minimapPlayersFromBlocks(db, playerId, now(), x, y);
+    },
     onlinePlayers: () => presence.online(),
     poseTopics: () => poses.topics(),
     claims,
+    heldChunks: () => blocks.heldChunks(),
+    blockTopics: () => blocks.topics(),
     leaveOnPageClose() {
       void fetch(`${options.url.replace(/\/$/, '')}/rest/v1/game_players?player_id=eq.${encodeURIComponent(playerId)}`, {
         method: 'DELETE',

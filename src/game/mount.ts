@@ -22,6 +22,8 @@ import type { GameHandle, MountOptions } from './types.js';
 export interface MountedGame extends GameHandle {
   queues: NetQueues;
   world: GameWorld;
+  /** The size of the drawn view in pixels (the canvas's). */
+  viewSize(): { width: number; height: number };
 }
 
 /** A touch held this long on a tile removes its block; a shorter tap places one. */
@@ -208,6 +210,7 @@ export function mountGame(options: MountOptions): MountedGame {
   return {
     queues: world.queues,
     world,
+    viewSize: () => ({ width: view.width, height: view.height }),
     push(command: GameCommand) {
       world.commands.push(command);
     },

@@ -57,6 +57,7 @@ export async function connectMultiplayer(game: MountedGame, identity: Identity):
       hasBlock: (x, y) => blockAt(world.tiles, x, y) !== null,
       isWater: (x, y) => isWaterTile(x, y, world.seed),
     },
+    view: game.viewSize,
     inCombat: () => world.local !== 0 && !world.combat.safe[world.local] && countPlayersNear(world, world.local) > 0,
     listener: () => {
       const { x, y } = local();
