@@ -10,14 +10,22 @@ import * as assert from 'uvu/assert';
 import type { Page } from 'playwright-core';
 import { CLAIM_COLORS } from '../../components/claims.js';
 import { enterWorld, type PlayerInWorld } from './enter-world.js';
-import { acquire, release, type E2E } from './setup.js';
+import type { TestServer } from '../support/server.js';
+import { acquire, release, startE2EServer, type E2E } from './setup.js';
 import { createTestWallet, installTestWallet } from './wallet.js';
 
-const test = suite<{ e2e: E2E; alice: PlayerInWorld }>('land claims');
+const test = suite<{ e2e: E2E; server: TestServer; alice: PlayerInWorld }>('land claims');
+// A server of its own: the players here build, and the shared server's other suites count who built
+// lately (the online count) from a world without them.
 test.before(async (ctx) => {
-  ctx.e2e = await acquire();
+  const [{ browser }, own] = await Promise.all([acquire(), startE2EServer()]);
+  ctx.server = own.server;
+  ctx.e2e = { browser, baseUrl: own.baseUrl };
 });
-test.after(() => release());
+test.after(async (ctx) => {
+  await ctx.server.stop();
+  release();
+});
 
 const me = (page: Page) => page.evaluate(() => window.__tessera!.localPlayer()!);
 
