@@ -159,7 +159,7 @@ export function mountGame(options: MountOptions): MountedGame {
   canvas.addEventListener('mousemove', onMouseMove);
   canvas.addEventListener('mouseleave', onMouseLeave);
   canvas.addEventListener('contextmenu', onContextMenu);
-  const inspector = createInspector(world);
+  const inspector = createInspector(world, view.names);
   window.__tessera = inspector;
   const probeHandle = createProbeHandle(world, probe);
   window.__tesseraProbe = probeHandle;
