@@ -49,6 +49,11 @@ export interface SessionOptions {
   onChat(messages: readonly ChatRow[]): void;
   onOnlineCount(count: number): void;
   onConnected(connected: boolean): void;
+  /**
+   * How far the start has come: `joining` (the first heartbeat and the players near by), then
+   * `loading-world` (`loaded` of `total` parts of the world), then `ready` once it is in view.
+   */
+  onProgress?(phase: 'joining' | 'loading-world' | 'ready', loaded: number, total: number): void;
   now?(): number;
 }
 
@@ -147,12 +152,16 @@ export async function startSession(options: SessionOptions): Promise<Session> {
   }
 
   void (async () => {
+    const progress = options.onProgress ?? (() => undefined);
     const { x, y } = tile();
     const local = options.readLocal();
     presence.follow(local.x, local.y);
+    progress('joining', 0, 0);
     await presence.heartbeat();
     await presence.load();
+    progress('loading-world', 0, 0);
     await blocks.load(x, y).catch((error) => console.error('loading blocks failed:', error));
+    progress('ready', 1, 1);
   })();
 
   /** Writes are sent one at a time, in the order the player made them. */
