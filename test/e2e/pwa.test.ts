@@ -5,7 +5,7 @@
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type Page } from 'playwright-core';
@@ -82,6 +82,38 @@ test('with the network cut, a reload shows the offline screen; once it is back, 
   await page.getByRole('button', { name: 'CONNECT PHANTOM' }).waitFor({ timeout: 10_000 });
   assert.equal(logs.filter((line) => /Content Security Policy/i.test(line)), []);
   await context.close();
+});
+
+test('a new build takes over on the next load: its worker replaces the old one and the old cache is gone', async ({ e2e }) => {
+  const { context, page } = await openPage(e2e);
+  await controlled(page);
+  const cacheNames = () => page.evaluate(() => caches.keys());
+  const [oldCache] = await cacheNames();
+  assert.match(oldCache ?? '', /^tessera-[0-9a-f]{12}$/);
+  // A deploy: the served worker names another build. The precompressed copies step aside, so the new text is served.
+  const worker = join(process.env.E2E_DIST ?? 'dist', 'public', 'sw.js');
+  const original = await readFile(worker, 'utf8');
+  await Promise.all(['.br', '.gz'].map((suffix) => rename(worker + suffix, `${worker}${suffix}.aside`)));
+  try {
+    await writeFile(worker, original.replace(/const BUILD = '([0-9a-f]+)'/, "const BUILD = 'next$1'"));
+    await page.reload();
+    let next = await cacheNames();
+    for (let tries = 0; tries < 150 && !(next.length === 1 && next[0]!.startsWith('tessera-next')); tries++) {
+      await page.waitForTimeout(100);
+      next = await cacheNames();
+    }
+    assert.equal(next, [oldCache!.replace('tessera-', 'tessera-next')], 'only the new build\'s cache is left');
+    await page.reload();
+    await page.getByRole('button', { name: 'CONNECT PHANTOM' }).waitFor();
+    // The page and every script it runs are of one build: the scripts it loaded are the ones its HTML names.
+    const named = await page.evaluate(() => [...document.querySelectorAll('script[src], link[rel=modulepreload]')].map((e) => new URL((e as HTMLScriptElement).src || (e as HTMLLinkElement).href).pathname));
+    const served = await (await page.request.get('/')).text();
+    for (const path of named) assert.ok(served.includes(path), `${path} is named by the current page`);
+  } finally {
+    await writeFile(worker, original);
+    await Promise.all(['.br', '.gz'].map((suffix) => rename(`${worker}${suffix}.aside`, worker + suffix)));
+    await context.close();
+  }
 });
 
 test.run();
