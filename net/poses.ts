@@ -204,7 +204,11 @@ export function createPoseSender(playerId: string, now: () => number) {
     /** Records that `payload` went out on `topic`. */
     sent(topic: string, payload: PosePayload) {
       const standing = payload.dx === 0 && payload.dy === 0;
-      const stoppedAt = !standing ? -1 : last && last.stoppedAt >= 0 && last.dx === 0 && last.dy === 0 ? last.stoppedAt : payload.n;
+      // A player's first pose is no stop: its presence row already placed it, so it is not
+      // repeated (in a crowd arriving at spawn every repeat would reach everyone).
+      const stoppedAt = !standing ? -1
+        : !last ? payload.n - POSE_STOP_REPEAT_STEPS[POSE_STOP_REPEAT_STEPS.length - 1]!
+        : last.dx === 0 && last.dy === 0 ? last.stoppedAt : payload.n;
       last = { x: payload.x, y: payload.y, dx: payload.dx, dy: payload.dy, f: payload.f, s: payload.s, topic, n: payload.n, stoppedAt };
     },
   };
