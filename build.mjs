@@ -111,7 +111,7 @@ const page = template
 await writeFile(`${PUBLIC}/index.html`, page);
 // The service worker keeps what the landing loads from the start; the rest once it is used.
 const landingAssets = [cssFile, ...fontFiles, ...landingScripts].map(publicPath);
-const pwaFiles = (await writePwa(PUBLIC, landingAssets, publicPath(fontFiles[0]))).map((file) => `${PUBLIC}${file}`);
+const pwaFiles = (await writePwa(PUBLIC, landingAssets, publicPath(fontFiles[0]), process.env.SUPABASE_URL)).map((file) => `${PUBLIC}${file}`);
 
 if (process.env.SUPABASE_URL && process.env.SUPABASE_ANON_KEY) {
   await writeFile(

@@ -32,10 +32,10 @@ function manifest() {
 
 /**
  * Writes the files into `publicDir`. `assets` are the public paths of the content-hashed files
- * (under /assets/) to precache, `font` the pixel font's; returns the public paths written, for compression
- * and the build report.
+ * (under /assets/) to precache, `font` the pixel font's, `backend` a hosted build's Supabase URL
+ * (or undefined); returns the public paths written, for compression and the build report.
  */
-export async function writePwa(publicDir, assets, font) {
+export async function writePwa(publicDir, assets, font, backend) {
   await mkdir(`${publicDir}/icons`, { recursive: true });
   const icons = ICON_SIZES.map((size) => `/icons/icon-${size}.png`);
   await Promise.all(ICON_SIZES.map((size, i) => writeFile(`${publicDir}${icons[i]}`, iconPng(size))));
@@ -49,7 +49,8 @@ export async function writePwa(publicDir, assets, font) {
   const build = createHash('sha256').update(page).update(precache.join('\n')).digest('hex').slice(0, 12);
   const worker = (await readFile('pwa/service-worker.js', 'utf8'))
     .replace('__BUILD__', build)
-    .replace('__PRECACHE__', JSON.stringify(precache));
+    .replace('__PRECACHE__', JSON.stringify(precache))
+    .replace('__BACKEND__', JSON.stringify(backend ? new URL(backend).origin : null));
   await writeFile(`${publicDir}/sw.js`, worker);
   return ['/manifest.webmanifest', '/offline.html', '/offline.css', '/offline.js', '/sw.js', ...icons];
 }

@@ -1,4 +1,4 @@
-// Tessera's service worker (served as /sw.js; the build writes BUILD and PRECACHE in).
+// Tessera's service worker (served as /sw.js; the build writes BUILD, PRECACHE and BACKEND in).
 //
 // * Precaches the build's shell: the files the landing screen loads (content-hashed), the
 //   offline screen, the manifest and the icons, in a cache named after the build; other hashed
@@ -17,7 +17,20 @@ const CACHE = `tessera-${BUILD}`;
 const OFFLINE = '/offline.html';
 const precached = new Set(PRECACHE);
 
+/**
+ * Paths the worker never sees where the browser supports static routes: the configuration and
+ * the API go straight to the network, so even a request sent while the page unloads (the
+ * keep-alive DELETE of the player's presence row) is not held up by waking the worker.
+ */
+const NETWORK_ONLY = ['/config.json', '/rest/*', '/auth/*', '/realtime/*'].map((pathname) => ({ pathname }));
+/** A hosted build's backend (its Supabase URL), whose every path goes to the network too; null on the embedded server. */
+const BACKEND = __BACKEND__;
+if (BACKEND) NETWORK_ONLY.push({ baseURL: BACKEND, pathname: '*' });
+
 self.addEventListener('install', (event) => {
+  if (typeof event.addRoutes === 'function' && typeof URLPattern === 'function') {
+    event.waitUntil(event.addRoutes(NETWORK_ONLY.map((init) => ({ condition: { urlPattern: new URLPattern(init) }, source: 'network' }))));
+  }
   event.waitUntil(
     caches.open(CACHE)
       .then((cache) => cache.addAll(PRECACHE.map((url) => new Request(url, { cache: 'reload' }))))
