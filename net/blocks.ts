@@ -79,6 +79,8 @@ export interface BlockSync {
   remove(x: number, y: number, blockType: string | null): Promise<boolean>;
   /** Chunks held (read and shown), as 'cx:cy'. */
   heldChunks(): string[];
+  /** The chunks the view (without its margin) touches around the last followed position, and how many of them are shown. */
+  viewProgress(): { loaded: number; total: number };
   /** Block topics listened to. */
   topics(): string[];
   close(): Promise<void>;
@@ -377,6 +379,13 @@ export function createBlockSync(db: SupabaseClient, options: BlockSyncOptions): 
     place,
     remove,
     heldChunks: () => [...chunks].filter(([, state]) => state.shown).map(([key]) => key),
+    viewProgress() {
+      if (!last) return { loaded: 0, total: 0 };
+      const { width, height } = options.view?.() ?? DEFAULT_VIEW;
+      const inView = chunksAround(last.x, last.y, width / 2, height / 2, 0);
+      const loaded = inView.filter(({ cx, cy }) => chunks.get(chunkName(cx, cy))?.shown).length;
+      return { loaded, total: inView.length };
+    },
     topics: () => [...regions.values()].map((entry) => blocksTopic(entry.region)),
     close: async () => {
       closed = true;

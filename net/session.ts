@@ -53,6 +53,11 @@ export interface SessionOptions {
   onChat(messages: readonly ChatRow[]): void;
   onOnlineCount(count: number): void;
   onConnected(connected: boolean): void;
+  /**
+   * How far the start has come: `joining` (the first heartbeat and the players near by), then
+   * `loading-world` (`loaded` of `total` parts of the world), then `ready` once it is in view.
+   */
+  onProgress?(phase: 'joining' | 'loading-world' | 'ready', loaded: number, total: number): void;
   now?(): number;
 }
 
@@ -159,12 +164,30 @@ export async function startSession(options: SessionOptions): Promise<Session> {
 
   /** Set once the first heartbeat is recorded: the private region channels admit players with a presence row. */
   let inWorld = false;
+  const progress = options.onProgress ?? (() => undefined);
+  /** While set, each step reports how many of the view's chunks are shown, until all are. */
+  let loadingWorld = false;
+  let reportedLoaded = -1;
+  /** Reports the view's chunks shown so far; `ready` once every one is. */
+  function reportWorldLoading() {
+    const { loaded, total } = blocks.viewProgress();
+    if (total > 0 && loaded === total) {
+      loadingWorld = false;
+      progress('ready', 1, 1);
+    } else if (loaded !== reportedLoaded) {
+      reportedLoaded = loaded;
+      progress('loading-world', loaded, total);
+    }
+  }
   void (async () => {
     const local = options.readLocal();
     presence.follow(local.x, local.y);
     blocks.follow(local.x, local.y);
+    progress('joining', 0, 0);
     await presence.heartbeat();
     inWorld = true;
+    // The blocks' region channels admit the player once its presence row exists: from here the view's chunks load.
+    loadingWorld = true;
     await presence.load();
   })();
 
@@ -181,6 +204,7 @@ export async function startSession(options: SessionOptions): Promise<Session> {
     const pose = options.readLocal();
     blocks.follow(pose.x, pose.y);
     presence.follow(pose.x, pose.y);
+    if (loadingWorld) reportWorldLoading();
     if (inWorld) poses.update(pose, ++stepNumber);
     else ++stepNumber;
     // A player who stops somewhere new is recorded there at once (at most once a second),

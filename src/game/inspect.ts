@@ -5,6 +5,7 @@ import { readLocalPlayer } from '../../components/players.js';
 import { blockAt } from '../../components/tiles.js';
 import { xOf, yOf } from '../../components/transform.js';
 import type { GameWorld } from '../../components/world.js';
+import type { NameLayout } from '../../systems/draw/name-labels.js';
 
 /** What `window.__tessera` offers; every call returns fresh copies. */
 export interface TesseraInspector {
@@ -17,6 +18,8 @@ export interface TesseraInspector {
   voiceHeard(): number;
   /** The owner of the claim covering tile (x, y) among the claims the client knows, or null. */
   claimAt(tileX: number, tileY: number): { owner_id: string; owner_name: string } | null;
+  /** The name labels of the last drawn frame, in drawing order: their text and canvas box. */
+  nameLabels(): { name: string; x: number; y: number; width: number; height: number }[];
 }
 
 declare global {
@@ -25,8 +28,8 @@ declare global {
   }
 }
 
-/** An inspector reading `world`. */
-export function createInspector(world: GameWorld): TesseraInspector {
+/** An inspector reading `world`, and the name labels laid out in `names` when given. */
+export function createInspector(world: GameWorld, names?: NameLayout): TesseraInspector {
   return Object.freeze({
     localPlayer() {
       const p = readLocalPlayer(world);
@@ -46,6 +49,12 @@ export function createInspector(world: GameWorld): TesseraInspector {
     claimAt(tileX: number, tileY: number) {
       const claim = claimAt(world.claims.list, tileX, tileY);
       return claim && { owner_id: claim.ownerId, owner_name: claim.ownerName };
+    },
+    nameLabels() {
+      if (!names) return [];
+      return Array.from(names.order.subarray(0, names.drawn), (i) => ({
+        name: world.names[names.eid[i]!] || 'Player', x: names.x[i]!, y: names.y[i]!, width: names.w[i]!, height: names.h[i]!,
+      }));
     },
   });
 }

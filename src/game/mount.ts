@@ -202,7 +202,7 @@ export function mountGame(options: MountOptions): MountedGame {
   window.addEventListener('mouseup', onMouseUp);
   canvas.addEventListener('mouseleave', onMouseLeave);
   canvas.addEventListener('contextmenu', onContextMenu);
-  const inspector = createInspector(world);
+  const inspector = createInspector(world, view.names);
   window.__tessera = inspector;
   const probeHandle = createProbeHandle(world, probe);
   window.__tesseraProbe = probeHandle;

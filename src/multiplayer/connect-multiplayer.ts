@@ -25,6 +25,7 @@ import {
   voiceOnlineAtom,
   type MinimapPlayer,
 } from '../state/social-atoms.js';
+import { enteringAtom } from '../state/entering-atoms.js';
 import { store } from '../state/store.js';
 import { minimapOpenAtom } from '../state/ui-atoms.js';
 import { showToast } from '../state/toasts.js';
@@ -72,6 +73,7 @@ export async function connectMultiplayer(game: MountedGame, identity: Identity):
     onChat: (messages) => store.set(chatMessagesAtom, [...messages]),
     onOnlineCount: (count) => store.set(onlineCountAtom, count),
     onConnected: (connected) => store.set(connectedAtom, connected),
+    onProgress: (phase, loaded, total) => store.set(enteringAtom, { phase, loaded, total }),
   });
 
   let recording: Promise<Recording> | null = null;

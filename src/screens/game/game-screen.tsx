@@ -4,6 +4,7 @@ import { ChatPanel } from '../../hud/chat-panel.js';
 import { CombatWarning } from '../../hud/combat-warning.js';
 import { CustomisePanel } from '../../hud/customise-panel.js';
 import { DefeatedBanner } from '../../hud/defeated-banner.js';
+import { EnteringProgress } from '../../hud/entering-progress.js';
 import { HelpText } from '../../hud/help-text.js';
 import { Hotbar } from '../../hud/hotbar.js';
 import { InventoryPanel } from '../../hud/inventory-panel.js';
@@ -91,6 +92,7 @@ export function GameScreen() {
           <LandPanel />
           {touch && <TouchControls />}
           <DefeatedBanner />
+          <EnteringProgress />
           <Toasts />
         </div>
         {!touch && <HelpText />}
