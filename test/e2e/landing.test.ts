@@ -111,8 +111,9 @@ test('disconnect returns to the connect button and forgets the name in memory, n
   const { context, page, wallet } = await connectedPage(e2e);
   await page.getByPlaceholder('PLAYER_001').fill('Leaver');
   await page.getByRole('button', { name: 'CONFIRM' }).click();
-  // The name is kept once the server has accepted it.
+  // The name is kept once the server has accepted it: wait until it is stored.
   await page.getByText('PLAYER READY').waitFor();
+  await page.waitForFunction((key) => localStorage.getItem(key) === 'Leaver', `username_${wallet.address}`);
   await page.getByRole('button', { name: 'DISCONNECT' }).click();
   await page.getByRole('button', { name: 'CONNECT PHANTOM' }).waitFor();
   assert.is(await page.getByText('PLAYER READY').count(), 0);
