@@ -2,9 +2,11 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
+import { watchBans } from './auth/bans.js';
 import { AuthError } from './auth/errors.js';
 import { handleAuth, type AuthContext } from './auth/handler.js';
 import { loadKeys, writeServiceRoleKey } from './auth/keys.js';
+import { syncOperators } from './auth/operators.js';
 import { createRateLimiter } from './auth/rate-limit.js';
 import { loadRevocations, refusingEnded } from './auth/revocations.js';
 import { resolveSite, type ConfigError, type Site, type SiteSettings } from './auth/site.js';
@@ -51,6 +53,8 @@ export interface ServerOptions extends SiteSettings {
   signInsPerIp?: number;
   /** The schemas REST exposes (`PGRST_DB_SCHEMAS`), the first the default; defaults to `public`. */
   restSchemas?: string[];
+  /** The operator wallets (`OPERATOR_WALLETS`), written to the database at start. */
+  operatorWallets?: string[];
 }
 
 /** A running server. */
@@ -118,6 +122,8 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   });
   try {
     const revocations = await loadRevocations(db);
+    await syncOperators(db, options.operatorWallets ?? []);
+    const stopBanWatch = await watchBans(db, revocations, (message) => console.error(message));
     const keys = refusingEnded(await loadKeys(options.dataDir), revocations);
     const serviceRoleKeyFile = await writeServiceRoleKey(options.dataDir, keys);
     const restSchemas = options.restSchemas ?? ['public'];
@@ -185,6 +191,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
         server.closeAllConnections();
         await realtime.close();
         await stopSchemaWatch();
+        await stopBanWatch();
         await closed;
         await db.close();
       },

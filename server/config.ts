@@ -1,8 +1,9 @@
 import { ConfigError } from './auth/site.js';
 import type { ServerOptions } from './app.js';
+import { operatorList } from './auth/operators.js';
 
 /** The settings `npm start` reads from the environment (README, "Configuration"). */
-export type EnvSettings = Pick<ServerOptions, 'port' | 'dataDir' | 'siteUrl' | 'additionalRedirectUrls' | 'signInsPerIp' | 'databaseUrl' | 'poolSize' | 'restSchemas'>;
+export type EnvSettings = Pick<ServerOptions, 'port' | 'dataDir' | 'siteUrl' | 'additionalRedirectUrls' | 'signInsPerIp' | 'databaseUrl' | 'poolSize' | 'restSchemas' | 'operatorWallets'>;
 
 function positiveInteger(name: string, value: string): number {
   const number = Number(value);
@@ -21,7 +22,7 @@ function schemaList(value: string): string[] {
 
 /**
  * Reads PORT (default 5173), DATA_DIR (default ./data), SITE_URL, ADDITIONAL_REDIRECT_URLS
- * (comma-separated), RATE_LIMIT_WEB3, DATABASE_URL, DB_POOL and PGRST_DB_SCHEMAS (comma-separated). Throws {@link ConfigError} for a malformed number;
+ * (comma-separated), RATE_LIMIT_WEB3, DATABASE_URL, DB_POOL, PGRST_DB_SCHEMAS and OPERATOR_WALLETS (comma-separated). Throws {@link ConfigError} for a malformed number;
  * the URLs are checked by the server when it starts.
  */
 export function readEnv(env: NodeJS.ProcessEnv): EnvSettings {
@@ -34,5 +35,6 @@ export function readEnv(env: NodeJS.ProcessEnv): EnvSettings {
     databaseUrl: env.DATABASE_URL || undefined,
     poolSize: env.DB_POOL ? positiveInteger('DB_POOL', env.DB_POOL) : undefined,
     restSchemas: env.PGRST_DB_SCHEMAS ? schemaList(env.PGRST_DB_SCHEMAS) : undefined,
+    operatorWallets: operatorList(env.OPERATOR_WALLETS),
   };
 }
