@@ -132,12 +132,12 @@ grant execute on function public.wallet_banned(text) to authenticated, service_r
 create or replace function game_private.stamp_ban() returns trigger
 language plpgsql security definer set search_path = '' as $$
 begin
-  new.by := coalesce(public.wallet_address(), 'service_role');
+  new."by" := coalesce(public.wallet_address(), 'service_role');
   new.created_at := now();
   if new.until is not null and new.until <= now() then
     raise exception 'a ban ends in the future' using errcode = '23514';
   end if;
-  if new.player_id = new.by then
+  if new.player_id = new."by" then
     raise exception 'nobody bans themselves' using errcode = '23514';
   end if;
   return new;
@@ -155,7 +155,7 @@ begin
       jsonb_build_object('scope', old.scope, 'reason', old.reason, 'until', old.until));
     return old;
   end if;
-  perform game_private.log_op(new.by, 'ban', new.player_id,
+  perform game_private.log_op(new."by", 'ban', new.player_id,
     jsonb_build_object('scope', new.scope, 'reason', new.reason, 'until', new.until));
   if new.scope = 'play' then
     delete from public.game_players where player_id = new.player_id;
