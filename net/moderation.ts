@@ -60,7 +60,7 @@ function reportRefusal(error: { code?: string; message?: string }): string {
 export async function createModeration(db: SupabaseClient, options: ModerationOptions): Promise<Moderation> {
   const muted = new Map<string, string>();
   const publish = () => options.onMutes([...muted].map(([wallet, name]) => ({ wallet, name })));
-  const { data, error } = await db.from('game_mutes').select('muted_id').order('created_at');
+  const { data, error } = await db.from('game_mutes').select('muted_id');
   if (error) console.error('loading mutes failed:', error.code, error.message);
   const wallets = ((data ?? []) as { muted_id: string }[]).map((row) => row.muted_id);
   if (wallets.length > 0) {

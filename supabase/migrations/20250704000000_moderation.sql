@@ -93,6 +93,7 @@ create table public.game_bans (
   created_at timestamptz not null default now(),
   primary key (player_id, scope)
 );
+create index game_bans_created_at_idx on public.game_bans (created_at);
 alter table public.game_bans enable row level security;
 -- Operators read every ban; a wallet reads its own (so the game can say why it is muted).
 create policy "operators and the banned read" on public.game_bans for select to authenticated
@@ -261,7 +262,7 @@ create table public.game_reports (
 );
 create unique index game_reports_one_open_idx on public.game_reports (reporter_id, reported_id) where status = 'open';
 create index game_reports_reporter_idx on public.game_reports (reporter_id, created_at);
-create index game_reports_status_idx on public.game_reports (status, created_at);
+create index game_reports_created_at_idx on public.game_reports (created_at);
 -- The context reads a wallet's latest chat lines and block edits.
 create index game_chat_messages_player_idx on public.game_chat_messages (player_id, created_at);
 create index game_block_edits_actor_idx on public.game_block_edits (actor_id, created_at);

@@ -8,6 +8,7 @@
 import type { RealtimeChannel, SupabaseClient } from '@supabase/supabase-js';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { runOps } from '../../scripts/ops.js';
 import { waitFor } from '../support/wait.js';
 import { createTestWallet, signInPlayer, startTestServer, type TestPlayer, type TestServer, type TestWallet } from './harness.js';
 import { enterAtSpawn, nameOf } from './rules.js';
@@ -263,6 +264,24 @@ test('the operators\' log is append-only, even for the operators', async () => {
   assert.ok(['inspect', 'rollback', 'undo_rollback', 'ban', 'unban'].every((action) => log.some((row) => row.action === action)));
   const erase = await op.client.from('game_ops_log').delete().gte('id', 0);
   assert.is(erase.error?.code, '42501');
+});
+
+test('npm run ops: ban, bans, unban, reports, rollback preview and the log with the service-role key', async () => {
+  const env = { DATA_DIR: server.dataDir, TESSERA_URL: server.url };
+  const until = '2099-01-01T00:00:00.000Z';
+  assert.is(await runOps(['ban', carol.address, '--reason', 'bot farming', '--until', until], env), `banned ${carol.address} from play until 2099-01-01T00:00:00+00:00: bot farming`);
+  // Refused by the database (403, banned) or, once the server ended her sessions, by the token check (401).
+  const write = await carol.client.from('game_chat_messages').insert({ player_id: carol.address, player_name: nameOf(carol), message: 'hi' });
+  assert.ok([401, 403].includes(write.status), JSON.stringify(write));
+  assert.match(await runOps(['bans'], env), `${carol.address} play 2099-01-01T00:00:00+00:00 by service_role: bot farming`);
+  assert.is(await runOps(['unban', carol.address], env), `lifted 1 ban(s) of ${carol.address}`);
+  assert.match(await runOps(['reports'], env), `${bob.address} (${nameOf(bob)}) for harassment by ${alice.address} "keeps insulting me"; 2 chat lines, 1 edits`);
+  assert.is(await runOps(['rollback', bob.address, '--x', '0', '--y', '0', '--radius', '5', '--minutes', '60'], env), 'preview: 0 removed, 0 restored, 0 skipped (run again with --apply)');
+  assert.match(await runOps(['log', '--limit', '2'], env), / service_role unban /);
+  const failure = (run: Promise<string>) => run.then(() => null, (error: Error) => error.message);
+  assert.is(await failure(runOps(['ban', carol.address], env)), 'ban needs a WALLET and --reason');
+  assert.match((await failure(runOps(['bans'], { DATA_DIR: '/nonexistent', TESSERA_URL: server.url })))!, 'cannot read /nonexistent/service_role.key');
+  carol = await signInPlayer(server, carol.wallet);
 });
 
 test.run();
