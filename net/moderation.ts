@@ -63,11 +63,13 @@ export async function createModeration(db: SupabaseClient, options: ModerationOp
   const { data, error } = await db.from('game_mutes').select('muted_id');
   if (error) console.error('loading mutes failed:', error.code, error.message);
   const wallets = ((data ?? []) as { muted_id: string }[]).map((row) => row.muted_id);
-  if (wallets.length > 0) {
-    const names = await db.from('game_held_names').select('player_id,player_name').in('player_id', wallets);
-    const byWallet = new Map(((names.data ?? []) as { player_id: string; player_name: string }[]).map((row) => [row.player_id, row.player_name]));
-    for (const wallet of wallets) muted.set(wallet, byWallet.get(wallet) ?? wallet.slice(0, 8));
+  const byWallet = new Map<string, string>();
+  // The server takes at most 100 values in one in-list.
+  for (let from = 0; from < wallets.length; from += 100) {
+    const names = await db.from('game_held_names').select('player_id,player_name').in('player_id', wallets.slice(from, from + 100));
+    for (const row of (names.data ?? []) as { player_id: string; player_name: string }[]) byWallet.set(row.player_id, row.player_name);
   }
+  for (const wallet of wallets) muted.set(wallet, byWallet.get(wallet) ?? wallet.slice(0, 8));
   publish();
 
   const mute = async (wallet: string, name: string): Promise<string | null> => {
