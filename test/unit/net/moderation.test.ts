@@ -1,7 +1,8 @@
-/** The chat's moderation helpers: reading /mute and /unmute, and hiding muted wallets' lines. */
+/** The chat's moderation helpers: reading /mute and /unmute, hiding muted wallets' lines, telling a ban. */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { parseChatCommand, visibleChat } from '../../../net/moderation.js';
+import { describeRefusal } from '../../../net/refusals.js';
 import type { ChatRow } from '../../../net/rows.js';
 
 test('parseChatCommand reads /mute NAME and /unmute NAME, nothing else', () => {
@@ -18,6 +19,11 @@ test('visibleChat drops the lines of muted wallets only', () => {
   const rows = [line('1', 'a'), line('2', 'b'), line('3', 'a'), line('4', 'c')];
   assert.equal(visibleChat(rows, new Set(['a'])).map((row) => row.id), ['2', '4']);
   assert.equal(visibleChat(rows, new Set()).map((row) => row.id), ['1', '2', '3', '4']);
+});
+
+test('a ban refusal is told with its reason; other policy refusals stay generic', () => {
+  assert.is(describeRefusal({ code: '42501', message: 'banned from chat and voice: spam links' }, 'chat'), 'You are banned from chat and voice: spam links');
+  assert.is(describeRefusal({ code: '42501', message: 'new row violates row-level security policy for table "game_chat_messages"' }, 'chat'), 'The server did not allow that.');
 });
 
 test.run();
