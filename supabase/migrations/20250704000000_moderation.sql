@@ -238,6 +238,8 @@ begin
 end $$;
 create trigger game_mutes_check before insert on public.game_mutes
   for each row execute function game_private.check_mute();
+create trigger game_mutes_banned before insert or delete on public.game_mutes
+  for each statement when (coalesce(auth.role(), '') = 'authenticated') execute function game_private.refuse_banned('play');
 
 -- Voice clips of a wallet the reader muted are not readable by it: not listed over REST, not
 -- delivered by Realtime (which checks each clip against the listener's policies).

@@ -9,6 +9,7 @@ import type { RealtimeChannel, SupabaseClient } from '@supabase/supabase-js';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { runOps } from '../../scripts/ops.js';
+import { connectAsOperator } from '../support/server.js';
 import { waitFor } from '../support/wait.js';
 import { createTestWallet, signInPlayer, startTestServer, type TestPlayer, type TestServer, type TestWallet } from './harness.js';
 import { enterAtSpawn, nameOf } from './rules.js';
@@ -222,6 +223,7 @@ test('a chat ban refuses chat and voice only; lifting it lets the wallet speak',
 });
 
 test('a play ban: sessions closed and presence gone within 2 s, writes and sign-in refused; unban', async () => {
+  const bobUserId = (await bob.client.auth.getSession()).data.session!.user.id;
   const presence = await listen(alice.client, 'game_players', '*');
   const bobChannel = await listen(bob.client, 'game_chat_messages');
   const until = new Date(Date.now() + 3600_000);
@@ -247,6 +249,37 @@ test('a play ban: sessions closed and presence gone within 2 s, writes and sign-
   assert.is(again?.status, 403);
   assert.is(again?.code, 'user_banned');
   assert.is(again?.message, `This wallet is banned from play until ${until.toISOString()}: griefing the spawn.`);
+
+  // The database refuses the banned wallet by itself, as on a hosted project where its token
+  // would still be valid: every write, and Realtime's send and join checks.
+  const admin = await connectAsOperator(server);
+  /** Runs `sql` as `sub` in a transaction that is rolled back, after `setup` as the superuser. */
+  const as = async (sub: string, sql: string, setup = 'select 1') => {
+    await admin.query('begin');
+    try {
+      await admin.query(setup);
+      await admin.query(`select set_config('role', 'authenticated', true), set_config('request.jwt.claims', $1, true), set_config('realtime.topic', 'region:0:0', true)`, [
+        JSON.stringify({ role: 'authenticated', sub }),
+      ]);
+      return await admin.query(sql).then((result) => result.rowCount, (error: Error) => error.message);
+    } finally {
+      await admin.query('rollback');
+    }
+  };
+  const asBob = (sql: string, setup?: string) => as(bobUserId, sql, setup);
+  const banned = 'banned from play: griefing the spawn';
+  assert.is(await asBob(`insert into public.game_players (player_id, player_name) values ('${bob.address}', '${nameOf(bob)}')`), banned);
+  assert.is(await asBob(`insert into public.game_chat_messages (player_id, player_name, message) values ('${bob.address}', '${nameOf(bob)}', 'hi')`), banned);
+  assert.is(await asBob(`delete from public.game_blocks where x = 8 and y = -6`), banned);
+  assert.is(await asBob(`insert into public.game_mutes (player_id, muted_id) values ('${bob.address}', '${alice.address}')`), banned);
+  assert.is(await asBob(`insert into realtime.messages (topic, extension, event, payload, private) values ('region:0:0', 'broadcast', 'pose', '{}', true)`), 'new row violates row-level security policy for table "messages"');
+  // Realtime's join check reads a row of the topic: Alice may, Bob may not even with a fresh presence row.
+  const message = `insert into realtime.messages (topic, extension, event, payload, private) values ('region:0:0', 'broadcast', 'pose', '{}', true)`;
+  const join = `select 1 from realtime.messages where topic = 'region:0:0'`;
+  const aliceUserId = (await alice.client.auth.getSession()).data.session!.user.id;
+  assert.is(await as(aliceUserId, join, message), 1);
+  assert.is(await asBob(join, `${message}; insert into public.game_players (player_id, player_name) values ('${bob.address}', '${nameOf(bob)}')`), 0);
+  await admin.end();
 
   const ops = (await op.client.from('game_ops_log').select('action,target').order('id')).data as { action: string; target: string }[];
   assert.equal(ops.slice(-1), [{ action: 'ban', target: bob.address }]);
