@@ -5,6 +5,9 @@
 import { atom } from 'jotai';
 import type { Moderation, Muted } from '../../net/moderation.js';
 
+/** Why the server refused this wallet's sign-in when it is banned (the reason and the end), else null. */
+export const banRefusalAtom = atom<string | null>(null);
+
 /** The wallets the player muted, oldest first. */
 export const mutedAtom = atom<readonly Muted[]>([]);
 

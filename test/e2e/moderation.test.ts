@@ -2,7 +2,8 @@
  * Moderation in the browser: a player mutes another from the name menu of a chat line (its lines
  * disappear, the MUTED list shows it), unmutes with /unmute, and reports it; an operator (named
  * in OPERATOR_WALLETS) opens /ops, sees the report with its context, resolves it and bans the
- * reported player, whose presence then leaves the other player's screen; a player who is not an
+ * reported player, whose presence then leaves the other player's screen and whose new sign-in
+ * shows the ban's reason; a player who is not an
  * operator gets the not-found screen at /ops.
  */
 import { join } from 'node:path';
@@ -111,6 +112,15 @@ test('an operator resolves the report at /ops and bans Bob, who leaves Alice\'s 
   assert.ok(log.some((entry) => entry.includes(' ban ')));
   assert.ok(log.some((entry) => entry.includes(' resolved ')));
   await context.close();
+
+  // Bob, signing in afresh, reads why he is refused.
+  const again = await browser.newContext({ viewport: { width: 1280, height: 800 }, baseURL: baseUrl });
+  await installTestWallet(again, bob.wallet);
+  const bobAgain = await again.newPage();
+  await bobAgain.goto('/');
+  await bobAgain.getByRole('button', { name: 'CONNECT PHANTOM' }).click();
+  await bobAgain.getByText('This wallet is banned from play: harassment in chat. The ban does not end.').waitFor();
+  await again.close();
 });
 
 test('a player who is not an operator gets the not-found screen at /ops', async ({ alice }) => {
