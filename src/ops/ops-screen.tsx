@@ -5,6 +5,9 @@ import { isOperator } from '../../net/ops.js';
 import { NotFoundScreen } from '../screens/not-found-screen.js';
 import { BanPanel, OpsLogPanel, ReportQueue, RollbackPanel, TileInspector, type Prefill } from './ops-panels.js';
 
+/** How often the console reloads its lists. */
+const REFRESH_MS = 15_000;
+
 /** Whether this browser's session is an operator's: null while asking. */
 function useOperatorClient(): SupabaseClient | false | null {
   const [client, setClient] = useState<SupabaseClient | false | null>(null);
@@ -36,6 +39,11 @@ export function OpsScreen() {
   const db = useOperatorClient();
   const [prefill, setPrefill] = useState<Prefill>({});
   const [version, setVersion] = useState(0);
+  // New reports, bans and log entries appear without a reload.
+  useEffect(() => {
+    const timer = setInterval(() => setVersion((v) => v + 1), REFRESH_MS);
+    return () => clearInterval(timer);
+  }, []);
   if (db === null) return <main className="message-screen"><p>Loading...</p></main>;
   if (db === false) return <NotFoundScreen />;
   const changed = () => setVersion((v) => v + 1);

@@ -52,6 +52,20 @@ test.after(async (world) => {
   await world.server?.stop();
 });
 
+test('a click on Bob on the canvas opens his name menu instead of placing a block', async ({ alice, bob }) => {
+  const bobAt = await alice.page.waitForFunction((id) => window.__tessera!.remotePlayers().find((p) => p.id === id) ?? null, bob.wallet.address);
+  const them = (await bobAt.jsonValue()) as { x: number; y: number };
+  const me = await alice.page.evaluate(() => window.__tessera!.localPlayer()!);
+  const canvas = alice.page.locator('canvas');
+  const box = (await canvas.boundingBox())!;
+  // The view follows Alice: her position is the canvas centre.
+  await canvas.click({ position: { x: (400 + them.x - me.x) * (box.width / 800), y: (300 + them.y - me.y) * (box.height / 600) } });
+  const menu = alice.page.getByRole('menu', { name: 'Bob menu' });
+  await menu.waitFor();
+  await menu.getByRole('button', { name: 'Close menu' }).click();
+  assert.is(await menu.count(), 0);
+});
+
 test('Alice mutes Bob from his name in chat, unmutes with /unmute, and reports him', async ({ alice, bob }) => {
   await say(bob.page, 'hello from bob');
   await alice.page.waitForFunction(() => document.querySelector('[data-testid=chat-messages]')?.textContent?.includes('hello from bob'));
