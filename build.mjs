@@ -14,6 +14,7 @@
 import { build } from 'esbuild';
 import { mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { brotliCompressSync, constants as zlib, gzipSync } from 'node:zlib';
+import { writePwa } from './pwa/build-pwa.mjs';
 
 const development = process.env.NODE_ENV === 'development';
 const PUBLIC = 'dist/public';
@@ -23,7 +24,7 @@ const COMPRESSIBLE = /\.(js|css|html|json|svg)$/;
 
 /** Where a finished build records the settings it was made with. */
 const STAMP = 'dist/.build-stamp';
-const SOURCES = ['src', 'components', 'systems', 'net', 'server', 'index.html', 'build.mjs', 'package-lock.json'];
+const SOURCES = ['src', 'components', 'systems', 'net', 'server', 'pwa', 'index.html', 'build.mjs', 'package-lock.json'];
 const settings = JSON.stringify([development, process.env.SUPABASE_URL ?? '', process.env.SUPABASE_ANON_KEY ?? '']);
 
 /** The newest modification time under `path` (a file or a folder), in ms. */
@@ -68,12 +69,13 @@ const [client] = await Promise.all([
     logLevel: 'warning',
   }),
   build({
-    entryPoints: ['server/main.ts'],
+    entryPoints: { server: 'server/main.ts', admin: 'server/admin.ts' },
     bundle: true,
     platform: 'node',
     format: 'esm',
     target: 'node20',
-    outfile: 'dist/server.mjs',
+    outdir: 'dist',
+    outExtension: { '.js': '.mjs' },
     packages: 'external',
     sourcemap: development,
     logLevel: 'warning',
@@ -108,6 +110,9 @@ const page = template
   .replace('/assets/app.js', publicPath(appFile))
   .replace('</head>', `${preloads.map((line) => `  ${line}\n`).join('')}  </head>`);
 await writeFile(`${PUBLIC}/index.html`, page);
+// The service worker keeps what the landing loads from the start; the rest once it is used.
+const landingAssets = [cssFile, ...fontFiles, ...landingScripts].map(publicPath);
+const pwaFiles = (await writePwa(PUBLIC, landingAssets, publicPath(fontFiles[0]), process.env.SUPABASE_URL)).map((file) => `${PUBLIC}${file}`);
 
 if (process.env.SUPABASE_URL && process.env.SUPABASE_ANON_KEY) {
   await writeFile(
@@ -128,7 +133,7 @@ async function compress(file) {
   return { raw: raw.length, gzip: gzip.length, brotli: brotli.length };
 }
 
-const publicFiles = [`${PUBLIC}/index.html`, ...Object.keys(outputs).filter((file) => !file.endsWith('.map'))];
+const publicFiles = [`${PUBLIC}/index.html`, ...Object.keys(outputs).filter((file) => !file.endsWith('.map')), ...pwaFiles];
 if (process.env.SUPABASE_URL && process.env.SUPABASE_ANON_KEY) publicFiles.push(`${PUBLIC}/config.json`);
 const sizes = new Map();
 for (const file of publicFiles) sizes.set(file, await compress(file));

@@ -5,15 +5,12 @@
  * - "interest": 50 simulated players (Node sessions) walking in 5 far-apart groups of 10;
  *   each client's inbound position messages per second, against what it would hear if every
  *   player heard everyone.
- * - "world-load": a client loads a world of 100,000 blocks; ms until its surroundings are
- *   shown and until the whole table is loaded.
+ * (Entering a large world and walking through it: bench/world.ts.)
  * Run figures are given as min/median/max of several runs. `--quick` runs fewer, shorter cases.
  */
 import { chromium } from 'playwright-core';
 import { biomeAt, WORLD_SEED } from '../components/terrain.js';
 import { POSE_KEYFRAME_STEPS } from '../net/poses.js';
-import { createBlockSync } from '../net/blocks.js';
-import { startDatabase } from '../server/db/index.js';
 import { CHROMIUM_ARGS } from '../test/e2e/setup.js';
 import { enterWorld } from '../test/e2e/enter-world.js';
 import { createTestWallet, makeDataDir, removeDataDir, signInPlayer, startTestServer, type TestServer } from '../test/server/harness.js';
@@ -27,8 +24,6 @@ const POSE_SECONDS = pick(4, 2);
 const GROUPS = 5;
 const GROUP_SIZE = 10;
 const INTEREST_SECONDS = pick(6, 3);
-const WORLD_BLOCKS = pick(100_000, 20_000);
-const LOAD_RUNS = pick(3, 2);
 
 const print = (row: Record<string, unknown>) => console.log(JSON.stringify(row));
 
@@ -184,55 +179,7 @@ async function interest(): Promise<void> {
   }
 }
 
-/** A world of 100,000 blocks written straight into a fresh database, then loaded by a client. */
-async function worldLoad(): Promise<void> {
-  const dataDir = await makeDataDir();
-  const db = await startDatabase({ dataDir, migrationsDir: 'supabase/migrations' });
-  // A 401 x 250-tile area around spawn, spawn itself left empty. Seeding is no request: it may
-  // take longer than the server's own statements are allowed to (INTERNAL_STATEMENT_TIMEOUT).
-  await db.transaction(async (tx) => {
-    await tx.exec(`set local statement_timeout = '5min'`);
-    await tx.exec(`
-      insert into public.game_blocks (x, y, block_type, player_id, player_name)
-      select x, y, 'stone', 'seed', 'Seed'
-      from generate_series(-200, 200) x, generate_series(-125, 124) y
-      where abs(x) > 2 or abs(y) > 2
-      limit ${WORLD_BLOCKS}`);
-  });
-  const { rows } = await db.query<{ n: number }>('select count(*)::int as n from public.game_blocks');
-  await db.close();
-  const server = await startTestServer(dataDir);
-  try {
-    const player = await signInPlayer(server);
-    const near: number[] = [];
-    const all: number[] = [];
-    let loaded = 0;
-    for (let run = 0; run < LOAD_RUNS; run++) {
-      const started = performance.now();
-      let nearAt = 0;
-      const blocks = createBlockSync(player.client, {
-        playerId: player.address,
-        playerName: () => 'Loader',
-        emit: (event) => {
-          if (event.kind === 'blocksReset') nearAt = performance.now();
-        },
-        notice: () => {},
-        world: { hasBlock: () => false, isWater: () => false },
-      });
-      loaded = await blocks.load(0, 0);
-      all.push(performance.now() - started);
-      near.push(nearAt - started);
-      await blocks.close();
-    }
-    print({ bench: 'multiplayer', case: 'world-load', blocks: rows[0]!.n, loaded, runs: LOAD_RUNS, surroundingsMs: spread(near), allMs: spread(all) });
-  } finally {
-    await server.stop();
-    await removeDataDir(dataDir);
-  }
-}
-
-printHeader('multiplayer', { warmups: 0, runs: POSE_RUNS, placements: PLACEMENTS, loadRuns: LOAD_RUNS, worldBlocks: WORLD_BLOCKS });
-await worldLoad();
+printHeader('multiplayer', { warmups: 0, runs: POSE_RUNS, placements: PLACEMENTS });
 const server = await startTestServer();
 try {
   await placementLatency(server);

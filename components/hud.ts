@@ -31,6 +31,12 @@ export interface HudFields {
   /** Edits the player can undo, and redo. */
   undoable: number;
   redoable: number;
+  /** Increments whenever the claims near the player change; the HUD then re-reads them. */
+  claimsVersion: number;
+  /** The owner of the claim the player stands in when it is not the player's own; '' elsewhere. */
+  claimedBy: string;
+  /** The claim tool's rectangle as 'x1,y1,x2,y2' (tiles), or '' when none is chosen. */
+  claimDraft: string;
 }
 
 /** A toast to show (docs/game-rules.md §8). */
@@ -54,7 +60,11 @@ export type GameCommand =
   | { kind: 'setAppearance'; appearance: Appearance }
   | { kind: 'setName'; name: string }
   /** Put back, as ordinary placements, the player's blocks that others removed (`HudFields.restorable`). */
-  | { kind: 'restoreBlocks' };
+  | { kind: 'restoreBlocks' }
+  /** The LAND panel opened or closed: claims are outlined while it is open. */
+  | { kind: 'showClaims'; shown: boolean }
+  /** The claim tool on or off; turning it either way forgets the rectangle. */
+  | { kind: 'claimTool'; active: boolean };
 
 /** One inventory slot as the HUD sees it. */
 export interface ItemView {

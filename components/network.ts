@@ -8,13 +8,19 @@
  * blocks in tiles.
  */
 import type { Appearance } from './appearance-types.js';
+import type { Claim } from './claims.js';
 
 /** Something the server told us; applied by the engine at the start of a step. */
 export type NetEvent =
   /** A block now exists at tile (x, y) (remote insert, initial load, or a rollback of a removal). */
   | { kind: 'blockSet'; x: number; y: number; blockType: string; owner: string; live?: boolean }
-  /** Forget every block: a full reload from the server follows (start, or resync after a reconnect). */
-  | { kind: 'blocksReset' }
+  /**
+   * The blocks of the tiles [x, x + width) x [y, y + height) as the server has them (a chunk read):
+   * they replace whatever the area held, in one step.
+   */
+  | { kind: 'areaLoaded'; x: number; y: number; width: number; height: number; blocks: ReadonlyArray<{ x: number; y: number; blockType: string; owner: string }> }
+  /** Forget the blocks of the tiles [x, x + width) x [y, y + height) (a chunk dropped far behind the player). */
+  | { kind: 'areaDropped'; x: number; y: number; width: number; height: number }
   /** The block at tile (x, y) is gone (remote delete, orphan removal, or a rollback of a placement). */
   | { kind: 'blockCleared'; x: number; y: number; live?: boolean }
   /**
@@ -24,6 +30,8 @@ export type NetEvent =
   | { kind: 'blockRefused'; action: 'place' | 'remove'; x: number; y: number; blockType: string; reason: string; inventory: boolean }
   /** The local player's blocks others removed lately around the view (from the server's edit history). */
   | { kind: 'restorable'; blocks: { x: number; y: number; blockType: string }[] }
+  /** The land claims near the player, all of them (net/claims.ts), replacing those known before. */
+  | { kind: 'claims'; claims: Claim[] }
   /** Another player's chat message arrived. */
   | { kind: 'chatArrived' }
   /** Another player's voice clip starts playing at `volume`. */

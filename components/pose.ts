@@ -14,6 +14,12 @@ import { PLAYER_SPEED } from './constants.js';
  */
 export const CORRECTION_PX_PER_STEP = 1;
 /**
+ * The pull toward a track that stands still: a player that stopped where a lost or late stop
+ * left its figure walking on is brought back at 4/3 of walking speed with its walk, so the figure stands where the
+ * player stands within 500 ms of the stop's first repeat (net/poses.ts) for gaps up to ~80 px.
+ */
+export const STANDING_CORRECTION_PX_PER_STEP = 4;
+/**
  * Beyond this many pixels between the figure and its authoritative position the player
  * teleported (a respawn, told by its presence row): the figure is placed there at once.
  */
@@ -69,14 +75,16 @@ export function applyPoseEvent(track: RemoteTrack, now: number, step: number, x:
 }
 
 /**
- * The pull toward the track for a figure at (fx, fy): the whole gap when it is at most
- * CORRECTION_PX_PER_STEP (or a teleport), else CORRECTION_PX_PER_STEP along it. Written into `out`.
+ * The pull toward the track for a figure at (fx, fy): the whole gap when it is at most the step's
+ * pull (or a teleport), else the pull along it. The pull is CORRECTION_PX_PER_STEP for a walking
+ * track and STANDING_CORRECTION_PX_PER_STEP for a standing one. Written into `out`.
  */
 export function correction(track: RemoteTrack, fx: number, fy: number, out: { x: number; y: number }): void {
   const ex = track.x - fx;
   const ey = track.y - fy;
   const gap = Math.hypot(ex, ey);
-  const scale = gap <= CORRECTION_PX_PER_STEP || gap > TELEPORT_PX ? 1 : CORRECTION_PX_PER_STEP / gap;
+  const pull = track.vx === 0 && track.vy === 0 ? STANDING_CORRECTION_PX_PER_STEP : CORRECTION_PX_PER_STEP;
+  const scale = gap <= pull || gap > TELEPORT_PX ? 1 : pull / gap;
   out.x = ex * scale;
   out.y = ey * scale;
 }

@@ -119,13 +119,27 @@ export function clearBlock(store: TileStore, tileX: number, tileY: number): stri
   return store.typeNames[c]!;
 }
 
-/** Removes every block (before a full reload from the server). */
-export function clearAllBlocks(store: TileStore): void {
-  for (const chunk of store.chunks.values()) {
-    chunk.blocks.fill(NO_BLOCK);
-    chunk.owners.fill(0);
-    chunk.count = 0;
-    chunk.version++;
+/**
+ * Removes every block of the tiles [x, x + width) x [y, y + height): the chunks it covers whole
+ * are forgotten, so a store whose areas are dropped holds only the chunks still in use.
+ */
+export function clearArea(store: TileStore, x: number, y: number, width: number, height: number): void {
+  const x1 = x + width;
+  const y1 = y + height;
+  for (let cy = y >> CHUNK_SHIFT; cy <= (y1 - 1) >> CHUNK_SHIFT; cy++) {
+    for (let cx = x >> CHUNK_SHIFT; cx <= (x1 - 1) >> CHUNK_SHIFT; cx++) {
+      const key = chunkKey(cx, cy);
+      const chunk = store.chunks.get(key);
+      if (!chunk) continue;
+      const left = cx << CHUNK_SHIFT;
+      const top = cy << CHUNK_SHIFT;
+      if (x <= left && y <= top && x1 >= left + CHUNK_TILES && y1 >= top + CHUNK_TILES) {
+        store.chunks.delete(key);
+        continue;
+      }
+      for (let ty = Math.max(y, top); ty < Math.min(y1, top + CHUNK_TILES); ty++) {
+        for (let tx = Math.max(x, left); tx < Math.min(x1, left + CHUNK_TILES); tx++) clearBlock(store, tx, ty);
+      }
+    }
   }
-  store.chunks.clear();
 }

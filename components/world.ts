@@ -8,6 +8,7 @@ import { createEditHistory, type EditHistory } from './edit-history.js';
 import { createEidList, type EidList } from './eid-list.js';
 import type { NetQueues } from './network.js';
 import { createLook, type Look } from './appearance.js';
+import { createClaimsState, type ClaimsState } from './claims.js';
 import { createCombat, createSwingQueue, createVitals, type Combat, type SwingQueue, type Vitals } from './combat.js';
 import { CLIENT_CAPACITY, MAX_ENTITIES } from './constants.js';
 import { createGrid, type SpatialGrid } from './grid.js';
@@ -78,6 +79,8 @@ export interface GameData {
   history: EditHistory;
   /** The local player's blocks that others removed lately near the view, as the server recorded them. */
   restorable: RestorableBlock[];
+  /** Land claims near the player and the claim tool. */
+  claims: ClaimsState;
   /** Sound effects for the page to play; it drains the queue every frame. */
   sounds: SoundEvent[];
   commands: GameCommand[];
@@ -149,6 +152,7 @@ export function createGameWorld(options: WorldOptions = {}): GameWorld {
     input: createInputState(),
     history: createEditHistory(),
     restorable: [],
+    claims: createClaimsState(),
     sounds: [],
     commands: [],
     queues: { inbox: [], outbox: [] },

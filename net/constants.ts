@@ -16,6 +16,8 @@ export const CHAT_POLL_MS = 2000;
 export const ONLINE_WINDOW_MS = 5 * 60 * 1000;
 /** Online-count refresh period. */
 export const ONLINE_REFRESH_MS = 30000;
+/** Tiles across the minimap. */
+export const MINIMAP_RANGE_TILES = 100;
 /** Minimap refresh period. */
 export const MINIMAP_REFRESH_MS = 10000;
 /** Voice range in tiles. */

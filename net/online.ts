@@ -1,7 +1,8 @@
 /**
  * The online count of docs/game-rules.md §7: distinct players who chatted or built within the last
  * 5 minutes, plus the local player. The tables are read at start and every 30 s; activity seen
- * live in between (a chat message, a placed block) counts at once.
+ * live in between (a chat message, a placed block) counts at once. Building is read from
+ * `game_block_activity`, each player's latest block (one row per player, not one per block).
  */
 import type { SupabaseClient } from '@supabase/supabase-js';
 import { ONLINE_REFRESH_MS, ONLINE_WINDOW_MS } from './constants.js';
@@ -18,7 +19,7 @@ export async function readActivity(db: SupabaseClient, now: number): Promise<Map
   const since = new Date(now - ONLINE_WINDOW_MS).toISOString();
   const [chat, blocks] = await Promise.all([
     db.from('game_chat_messages').select('player_id, created_at').gte('created_at', since),
-    db.from('game_blocks').select('player_id, created_at').gte('created_at', since),
+    db.from('game_block_activity').select('player_id, created_at:placed_at').gte('placed_at', since),
   ]);
   const latest = new Map<string, number>();
   for (const result of [chat, blocks]) {

@@ -7,7 +7,10 @@
  * an invented or another wallet's id from walking a figure anywhere it could not walk.
  */
 
-/** Pixels of movement allowed at once beyond the walking budget: the server's largest slack. */
+/**
+ * Pixels of movement allowed at once beyond the walking budget. The server carries up to 771 px to
+ * absorb heartbeats that arrive late; poses are sent as the player walks, so 96 px is enough here.
+ */
 export const MOVE_SLACK_PX = 96;
 /** Walking budget in pixels per ms: 3 px per 16 ms step (0.1875) plus the server's 20 % margin. */
 export const MOVE_PX_PER_MS = 0.225;

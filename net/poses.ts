@@ -3,7 +3,9 @@
  * (3 px per 16 ms step), so the local player does not stream positions: it sends a pose event
  * when it starts, stops, turns, swings or its interest centre moves to another region, each
  * stamped with the step it happened at, plus a keyframe every POSE_KEYFRAME_STEPS steps while it
- * walks; a player standing still sends nothing. Receivers walk remote players forward from the last event
+ * walks. A stop is repeated POSE_STOP_REPEAT_STEPS after it (a lost or late stop would leave the
+ * player walking on others' screens), and a player standing still keyframes every
+ * POSE_STANDING_KEYFRAME_STEPS. Receivers walk remote players forward from the last event
  * (components/pose.ts). A client listens to the 3x3 regions around it, so it hears only the
  * players near it.
  *
@@ -24,6 +26,14 @@ import { interestCentre, regionTopic, topicsAround, type Region } from './region
 
 /** Steps between two keyframes while walking: 62 steps of 16 ms, about once a second. */
 export const POSE_KEYFRAME_STEPS = 62;
+/**
+ * Steps after a stop at which the standing pose is sent again (about 100, 200 and 400 ms): when
+ * the stop was lost, the next copy stops the player on others' screens soon enough that the
+ * figure stands where it stopped within 500 ms.
+ */
+export const POSE_STOP_REPEAT_STEPS: readonly number[] = [6, 12, 24];
+/** Steps between two keyframes of a player standing still after the stop's repeats: about 3 s. */
+export const POSE_STANDING_KEYFRAME_STEPS = 180;
 /**
  * Most poses handed to the engine between two steps; the rest of a burst is dropped (a later
  * event or keyframe supersedes it). A server tick's batch holds at most one pose per sender, so
@@ -147,6 +157,16 @@ interface Sent {
   s: boolean;
   topic: string;
   n: number;
+  /** The step of the stop this standing pose repeats (its own step for the stop itself); -1 while walking. */
+  stoppedAt: number;
+}
+
+/** Whether a keyframe is due at step `n` after the pose `last` went out. */
+function keyframeDue(last: Sent, n: number): boolean {
+  if (last.dx !== 0 || last.dy !== 0) return n - last.n >= POSE_KEYFRAME_STEPS;
+  const since = n - last.stoppedAt;
+  const repeat = POSE_STOP_REPEAT_STEPS.find((after) => last.n - last.stoppedAt < after);
+  return repeat !== undefined ? since >= repeat : n - last.n >= POSE_STANDING_KEYFRAME_STEPS;
 }
 
 /**
@@ -173,10 +193,9 @@ export function createPoseSender(playerId: string, now: () => number) {
       if (!pose.moving) direction = { dx: 0, dy: 0 };
       else if (mx !== 0 || my !== 0) direction = { dx: mx, dy: my };
       const f = Math.sign(pose.facing);
-      const walking = direction.dx !== 0 || direction.dy !== 0;
       const changed =
         !last || last.dx !== direction.dx || last.dy !== direction.dy || last.f !== f || last.s !== pose.isSwinging || last.topic !== topic;
-      if (!changed && !(walking && n - last!.n >= POSE_KEYFRAME_STEPS) && !strayed(pose, n)) return null;
+      if (!changed && !keyframeDue(last!, n) && !strayed(pose, n)) return null;
       return {
         topic,
         payload: { id: playerId, x: Math.round(pose.x), y: Math.round(pose.y), dx: direction.dx, dy: direction.dy, n, f, s: pose.isSwinging, t: now() },
@@ -184,7 +203,13 @@ export function createPoseSender(playerId: string, now: () => number) {
     },
     /** Records that `payload` went out on `topic`. */
     sent(topic: string, payload: PosePayload) {
-      last = { x: payload.x, y: payload.y, dx: payload.dx, dy: payload.dy, f: payload.f, s: payload.s, topic, n: payload.n };
+      const standing = payload.dx === 0 && payload.dy === 0;
+      // A player's first pose is no stop: its presence row already placed it, so it is not
+      // repeated (in a crowd arriving at spawn every repeat would reach everyone).
+      const stoppedAt = !standing ? -1
+        : !last ? payload.n - POSE_STOP_REPEAT_STEPS[POSE_STOP_REPEAT_STEPS.length - 1]!
+        : last.dx === 0 && last.dy === 0 ? last.stoppedAt : payload.n;
+      last = { x: payload.x, y: payload.y, dx: payload.dx, dy: payload.dy, f: payload.f, s: payload.s, topic, n: payload.n, stoppedAt };
     },
   };
 }

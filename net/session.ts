@@ -1,14 +1,16 @@
 /**
  * One player's network session: wires blocks, presence, live positions, chat, the online
- * count, combat, voice and the restorable blocks to the engine's queues, and resyncs blocks and
- * players whenever the live connection comes back after a drop or a server restart. The engine
- * calls it once per fixed step (`queues.onStep`): it then sends the local pose if it changed and
+ * count, combat, voice, the restorable blocks and land claims to the engine's queues, and resyncs
+ * claims and players whenever the live connection comes back after a drop or a server restart
+ * (blocks read their chunks again by themselves). The engine calls it once per fixed step
+ * (`queues.onStep`): it then follows the player's chunks, sends the local pose if it changed and
  * flushes the outbox, so an action goes out in the step it was made.
  */
 import type { SupabaseClient } from '@supabase/supabase-js';
 import { STEP_MS } from '../components/constants.js';
 import type { NetQueues } from '../components/network.js';
 import { createBlockSync } from './blocks.js';
+import { followClaims, type ClaimsFollower } from './claims.js';
 import { createChat } from './chat.js';
 import { createCombat } from './combat.js';
 import { TILE_SIZE_PX } from './constants.js';
@@ -43,12 +45,19 @@ export interface SessionOptions {
   /** Whether another player is within combat range of the local player in the PvP zone. */
   inCombat(): boolean;
   world: SupportWorld;
+  /** The view's size in pixels, for the chunks to hold (800x600 unless given). */
+  view?(): { width: number; height: number };
   listener(): Listener;
   playVoice(audioData: string, volume: number): void;
   notice(title: string, description: string): void;
   onChat(messages: readonly ChatRow[]): void;
   onOnlineCount(count: number): void;
   onConnected(connected: boolean): void;
+  /**
+   * How far the start has come: `joining` (the first heartbeat and the players near by), then
+   * `loading-world` (`loaded` of `total` parts of the world), then `ready` once it is in view.
+   */
+  onProgress?(phase: 'joining' | 'loading-world' | 'ready', loaded: number, total: number): void;
   now?(): number;
 }
 
@@ -64,6 +73,12 @@ export interface Session {
   onlinePlayers(): string[];
   /** Region channels listened to. */
   poseTopics(): string[];
+  /** Land claims near the player, and the LAND panel's requests. */
+  claims: ClaimsFollower;
+  /** Block chunks held, as 'cx:cy' (net/chunks.ts). */
+  heldChunks(): string[];
+  /** Block topics listened to. */
+  blockTopics(): string[];
   /** Best-effort removal of the presence row while the page is closing. */
   leaveOnPageClose(): void;
   /** Deletes the presence row and closes every channel. */
@@ -90,8 +105,7 @@ export async function startSession(options: SessionOptions): Promise<Session> {
 
   let everConnected = false;
   let connected = false;
-  function onBlocksStatus(status: string) {
-    const nowConnected = status === 'SUBSCRIBED';
+  function onBlocksConnected(nowConnected: boolean) {
     if (nowConnected === connected) return;
     connected = nowConnected;
     options.onConnected(connected);
@@ -107,7 +121,9 @@ export async function startSession(options: SessionOptions): Promise<Session> {
     emit,
     notice: options.notice,
     world: options.world,
-    onStatus: onBlocksStatus,
+    view: options.view,
+    now,
+    onConnected: onBlocksConnected,
     onOwnRemoved: () => restorable.markStale(),
   });
   let hitsHeard = 0;
@@ -138,21 +154,41 @@ export async function startSession(options: SessionOptions): Promise<Session> {
     },
   });
   const restorable = followRestorable(db, { playerId, tile, world: options.world, emit });
+  const claims = followClaims(db, { playerId, playerName: options.playerName, tile, emit });
 
   async function resync() {
-    const { x, y } = tile();
     restorable.markStale();
     await presence.heartbeat();
-    await Promise.all([presence.load(), blocks.load(x, y).catch((error) => console.error('block resync failed:', error))]);
+    await Promise.all([presence.load(), claims.reload()]);
   }
 
+  /** Set once the first heartbeat is recorded: the private region channels admit players with a presence row. */
+  let inWorld = false;
+  const progress = options.onProgress ?? (() => undefined);
+  /** While set, each step reports how many of the view's chunks are shown, until all are. */
+  let loadingWorld = false;
+  let reportedLoaded = -1;
+  /** Reports the view's chunks shown so far; `ready` once every one is. */
+  function reportWorldLoading() {
+    const { loaded, total } = blocks.viewProgress();
+    if (total > 0 && loaded === total) {
+      loadingWorld = false;
+      progress('ready', 1, 1);
+    } else if (loaded !== reportedLoaded) {
+      reportedLoaded = loaded;
+      progress('loading-world', loaded, total);
+    }
+  }
   void (async () => {
-    const { x, y } = tile();
     const local = options.readLocal();
     presence.follow(local.x, local.y);
+    blocks.follow(local.x, local.y);
+    progress('joining', 0, 0);
     await presence.heartbeat();
+    inWorld = true;
+    // The blocks' region channels admit the player once its presence row exists: from here the view's chunks load.
+    loadingWorld = true;
     await presence.load();
-    await blocks.load(x, y).catch((error) => console.error('loading blocks failed:', error));
   })();
 
   /** Writes are sent one at a time, in the order the player made them. */
@@ -166,8 +202,11 @@ export async function startSession(options: SessionOptions): Promise<Session> {
   function step() {
     if (closed) return;
     const pose = options.readLocal();
+    blocks.follow(pose.x, pose.y);
     presence.follow(pose.x, pose.y);
-    poses.update(pose, ++stepNumber);
+    if (loadingWorld) reportWorldLoading();
+    if (inWorld) poses.update(pose, ++stepNumber);
+    else ++stepNumber;
     // A player who stops somewhere new is recorded there at once (at most once a second),
     // so presence-based checks such as combat range see where players really stand.
     if (wasMoving && !pose.moving && now() - lastStopBeat >= STOP_HEARTBEAT_MS) {
@@ -194,9 +233,15 @@ export async function startSession(options: SessionOptions): Promise<Session> {
       const local = options.readLocal();
       return voice.send(audioData, local.x, local.y);
     },
-    minimapFallback: () => minimapPlayersFromBlocks(db, playerId, now()),
+    minimapFallback: () => {
+      const { x, y } = tile();
+      return minimapPlayersFromBlocks(db, playerId, now(), x, y);
+    },
     onlinePlayers: () => presence.online(),
     poseTopics: () => poses.topics(),
+    claims,
+    heldChunks: () => blocks.heldChunks(),
+    blockTopics: () => blocks.topics(),
     leaveOnPageClose() {
       void fetch(`${options.url.replace(/\/$/, '')}/rest/v1/game_players?player_id=eq.${encodeURIComponent(playerId)}`, {
         method: 'DELETE',
@@ -213,7 +258,7 @@ export async function startSession(options: SessionOptions): Promise<Session> {
       // The heartbeat stops and the row goes whatever else fails here (a server already gone).
       try {
         await flushing;
-        await Promise.allSettled([blocks.close(), poses.close(), chat.close(), combat.close(), voice.close()]);
+        await Promise.allSettled([blocks.close(), poses.close(), chat.close(), combat.close(), voice.close(), claims.close()]);
       } finally {
         await presence.leave();
       }

@@ -24,10 +24,16 @@ function apply(world: GameWorld, cmd: GameCommand): void {
     case 'restoreBlocks':
       restoreBlocks(world);
       return;
+    case 'showClaims':
+      world.claims.shown = cmd.shown;
+      return;
+    case 'claimTool':
+      world.claims.tool = { active: cmd.active, anchor: null, draft: null };
+      return;
   }
 }
 
-/** Drains the commands the HUD pushed: hotbar selection, the inventory click rule, appearance, name and restoring blocks. */
+/** Drains the commands the HUD pushed: hotbar selection, the inventory click rule, appearance, name, restoring blocks and the claim view and tool. */
 export function applyCommands(world: GameWorld): void {
   const commands = world.commands;
   if (commands.length === 0) return;

@@ -6,7 +6,7 @@ import { applyDamage, despawnPlayer, findPlayer, noteHealth, spawnRemotePlayer }
 import { applyPoseEvent } from '../components/pose.js';
 import { setVelocity } from '../components/transform.js';
 import { pushSound, volumeAtTile } from '../components/sounds.js';
-import { blockAt, clearAllBlocks, clearBlock, setBlock } from '../components/tiles.js';
+import { blockAt, clearArea, clearBlock, setBlock } from '../components/tiles.js';
 import type { GameWorld } from '../components/world.js';
 
 /**
@@ -30,8 +30,12 @@ function apply(world: GameWorld, ev: NetEvent): void {
       if (ev.live && blockAt(world.tiles, ev.x, ev.y) !== ev.blockType) pushSound(world, 'place', volumeAtTile(world, ev.x, ev.y), ev.blockType);
       setBlock(world.tiles, ev.x, ev.y, ev.blockType, ev.owner);
       return;
-    case 'blocksReset':
-      clearAllBlocks(world.tiles);
+    case 'areaLoaded':
+      clearArea(world.tiles, ev.x, ev.y, ev.width, ev.height);
+      for (const block of ev.blocks) setBlock(world.tiles, block.x, block.y, block.blockType, block.owner);
+      return;
+    case 'areaDropped':
+      clearArea(world.tiles, ev.x, ev.y, ev.width, ev.height);
       return;
     case 'blockCleared': {
       const cleared = clearBlock(world.tiles, ev.x, ev.y);
@@ -44,6 +48,10 @@ function apply(world: GameWorld, ev: NetEvent): void {
       return;
     case 'restorable':
       world.restorable = ev.blocks;
+      return;
+    case 'claims':
+      world.claims.list = ev.claims;
+      world.claims.version++;
       return;
     case 'chatArrived':
       pushSound(world, 'chat');

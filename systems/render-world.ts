@@ -5,7 +5,9 @@
  */
 import { asBuffer, query } from 'bitecs';
 import { RESPAWN_MS, SPAWN_RADIUS, SWING_MS, TILE_SIZE, WORLD_MAX_TILE, WORLD_MIN_TILE } from '../components/constants.js';
+import { CLAIM_COLORS, claimShapeProblem, rectSize, relationOf, type TileRect } from '../components/claims.js';
 import { isSpawnTile } from '../components/terrain.js';
+import { MAX_REMOTE_PLAYERS } from '../components/network.js';
 import { CHUNK_TILES } from '../components/tiles.js';
 import { interpolatedPosition } from '../components/transform.js';
 import type { GameWorld } from '../components/world.js';
@@ -13,6 +15,7 @@ import { paintBlockSheet } from './draw/block-sprites.js';
 import { drawFigure, type Figure } from './draw/character.js';
 import { CHUNK_PX, createChunkCache, renderedChunk, type ChunkCache } from './draw/chunk-cache.js';
 import { createLabelCache, labelSurface, refreshLabels, type LabelCache } from './draw/label-cache.js';
+import { addName, clearNames, createNameLayout, layoutNames, type NameLayout } from './draw/name-labels.js';
 import type { Ctx2D, SurfaceFactory } from './draw/surface.js';
 import { paintTerrainSheet } from './draw/terrain-sprites.js';
 
@@ -23,6 +26,8 @@ export interface RenderView {
   height: number;
   cache: ChunkCache;
   labels: LabelCache;
+  /** This frame's name labels, laid out so none covers another. */
+  names: NameLayout;
 }
 
 /** A view drawing onto `ctx`; sprite sheets and chunk surfaces come from `makeSurface`. */
@@ -34,6 +39,7 @@ export function createRenderView(ctx: Ctx2D, width: number, height: number, make
     height,
     cache: createChunkCache(makeSurface, paintTerrainSheet(makeSurface), paintBlockSheet(makeSurface)),
     labels: createLabelCache(makeSurface),
+    names: createNameLayout(MAX_REMOTE_PLAYERS + 1),
   };
 }
 
@@ -113,6 +119,31 @@ function drawHover(world: GameWorld, ctx: Ctx2D, camX: number, camY: number): vo
   ctx.strokeRect(x + 1, y + 1, TILE_SIZE - 2, TILE_SIZE - 2);
 }
 
+function strokeRect(ctx: Ctx2D, rect: TileRect, camX: number, camY: number): void {
+  const x = rect.x1 * TILE_SIZE - camX;
+  const y = rect.y1 * TILE_SIZE - camY;
+  ctx.strokeRect(x + 1.5, y + 1.5, (rect.x2 - rect.x1 + 1) * TILE_SIZE - 3, (rect.y2 - rect.y1 + 1) * TILE_SIZE - 3);
+}
+
+/** While the LAND panel is open: every claim near the player outlined in its relation's colour, and the claim tool's rectangle. */
+function drawClaims(world: GameWorld, ctx: Ctx2D, camX: number, camY: number): void {
+  const { shown, list, tool } = world.claims;
+  if (!shown) return;
+  const me = world.ids[world.local] ?? '';
+  ctx.lineWidth = 3;
+  for (const claim of list) {
+    ctx.strokeStyle = CLAIM_COLORS[relationOf(claim, me)];
+    strokeRect(ctx, claim, camX, camY);
+  }
+  if (tool.draft) {
+    ctx.fillStyle = claimShapeProblem(tool.draft) ? 'rgba(228,59,68,0.25)' : 'rgba(255,255,255,0.2)';
+    const { width, height } = rectSize(tool.draft);
+    ctx.fillRect(tool.draft.x1 * TILE_SIZE - camX, tool.draft.y1 * TILE_SIZE - camY, width * TILE_SIZE, height * TILE_SIZE);
+    ctx.strokeStyle = '#ffffff';
+    strokeRect(ctx, tool.draft, camX, camY);
+  }
+}
+
 function loadFigure(world: GameWorld, e: number): Figure {
   const { look, motion, combat } = world;
   figure.skin = look.skin[e]!;
@@ -129,9 +160,21 @@ function loadFigure(world: GameWorld, e: number): Figure {
   return figure;
 }
 
-function label(view: RenderView, text: string, x: number, y: number): void {
-  const surface = labelSurface(view.labels, text);
-  view.ctx.drawImage(surface as CanvasImageSource, Math.round(x - surface.width / 2), y - 10);
+/** Adds the label of `e` to the frame's names: centred on `sx`, its bottom at `bottom`. */
+function nameLabel(view: RenderView, world: GameWorld, e: number, sx: number, bottom: number, dist2: number): void {
+  const surface = labelSurface(view.labels, world.names[e] || 'Player');
+  addName(view.names, e, sx, bottom, surface.width, surface.height, dist2);
+}
+
+/** Draws the frame's names where {@link layoutNames} put them, the local player's on top. */
+function drawNames(world: GameWorld, view: RenderView): void {
+  const { names } = view;
+  layoutNames(names, world.local);
+  for (let k = 0; k < names.drawn; k++) {
+    const i = names.order[k]!;
+    const surface = labelSurface(view.labels, world.names[names.eid[i]!] || 'Player');
+    view.ctx.drawImage(surface as CanvasImageSource, names.x[i]!, names.y[i]!);
+  }
 }
 
 function healthBar(ctx: Ctx2D, ratio: number, x: number, y: number): void {
@@ -147,6 +190,15 @@ function drawPlayers(world: GameWorld, view: RenderView, camX: number, camY: num
   const { health, maxHealth } = world.vitals;
   const remotes = query(world, [world.Remote], asBuffer) as Uint32Array;
   refreshLabels(view.labels);
+  clearNames(view.names);
+  const me = world.local;
+  let mx = 0;
+  let my = 0;
+  if (me) {
+    interpolatedPosition(world.transform, me, alpha, at);
+    mx = at.x - camX;
+    my = at.y - camY;
+  }
   for (let i = 0; i < remotes.length; i++) {
     const e = remotes[i]!;
     interpolatedPosition(world.transform, e, alpha, at);
@@ -154,16 +206,14 @@ function drawPlayers(world: GameWorld, view: RenderView, camX: number, camY: num
     const sy = at.y - camY;
     if (sx < -40 || sy < -40 || sx > width + 40 || sy > height + 40) continue;
     drawFigure(ctx, loadFigure(world, e), sx, sy, REMOTE_SCALE);
-    label(view, world.names[e] || 'Player', sx, sy - 20);
-    healthBar(ctx, health[e]! / maxHealth[e]!, sx, sy - 32);
+    healthBar(ctx, health[e]! / maxHealth[e]!, Math.round(sx), Math.round(sy) - 32);
+    nameLabel(view, world, e, sx, sy - 33, (sx - mx) * (sx - mx) + (sy - my) * (sy - my));
   }
-  const me = world.local;
-  if (!me) return;
-  interpolatedPosition(world.transform, me, alpha, at);
-  const sx = at.x - camX;
-  const sy = at.y - camY;
-  drawFigure(ctx, loadFigure(world, me), sx, sy, 1);
-  label(view, world.names[me] ?? '', sx, sy - 24);
+  if (me) {
+    drawFigure(ctx, loadFigure(world, me), mx, my, 1);
+    nameLabel(view, world, me, mx, my - 22, 0);
+  }
+  drawNames(world, view);
 }
 
 function drawDefeated(world: GameWorld, view: RenderView): void {
@@ -203,6 +253,7 @@ export function renderWorld(world: GameWorld, view: RenderView, alpha: number): 
   drawGround(world, view, camX, camY);
   drawSpawnGlow(world, view.ctx, camX, camY);
   drawHover(world, view.ctx, camX, camY);
+  drawClaims(world, view.ctx, camX, camY);
   drawPlayers(world, view, camX, camY, alpha);
   drawDefeated(world, view);
 }

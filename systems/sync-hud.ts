@@ -1,5 +1,6 @@
 import type { HudFields } from '../components/hud.js';
 import { asBuffer, query } from 'bitecs';
+import { claimAt } from '../components/claims.js';
 import { TILE_SIZE } from '../components/constants.js';
 import { countPlayersNear } from '../components/proximity.js';
 import { BIOME_LABELS, biomeAt } from '../components/terrain.js';
@@ -38,4 +39,9 @@ export function syncHud(world: GameWorld): void {
   publish(world, 'restorable', world.restorable.length);
   publish(world, 'undoable', world.history.undo.length);
   publish(world, 'redoable', world.history.redo.length);
+  publish(world, 'claimsVersion', world.claims.version);
+  const claim = claimAt(world.claims.list, tileX, tileY);
+  publish(world, 'claimedBy', claim && claim.ownerId !== world.ids[eid] ? claim.ownerName : '');
+  const draft = world.claims.tool.draft;
+  publish(world, 'claimDraft', draft ? `${draft.x1},${draft.y1},${draft.x2},${draft.y2}` : '');
 }

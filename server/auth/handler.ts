@@ -8,6 +8,7 @@ import { refuseBanned } from './bans.js';
 import { createEmailUser, deleteUser, signInPassword } from './email-users.js';
 import { AuthError } from './errors.js';
 import { TokenError, type TokenKeys } from './keys.js';
+import type { AuthRequestLimits } from './limits.js';
 import type { RateLimiter } from './rate-limit.js';
 import type { Revocations } from './revocations.js';
 import { sessionResponse } from './session.js';
@@ -18,7 +19,7 @@ import { verifyWeb3Grant, type Web3Grant } from './web3.js';
 const BODY_LIMIT = 64 * 1024;
 
 /** What the Auth routes need. `keys` must refuse tokens of ended sessions. */
-export interface AuthContext {
+export interface AuthContext extends AuthRequestLimits {
   db: Database;
   keys: TokenKeys;
   /** The site sign-in is bound to; its origin is the token issuer's base. */
@@ -74,16 +75,21 @@ function overLimit(retryAfterSeconds: number): AuthError {
  * Serves the Auth routes under `/auth/v1` (`path` is the part after it): the web3, password and
  * refresh_token grants, logout, the current user, the admin API's user create, read and delete
  * (service role only), and sign-up, refused as GoTrue refuses it with sign-ups disabled.
+ * Every request first counts against its per-IP limit (`/token` or the rest), before any work.
  * Throws {@link AuthError} for refusals.
  */
 export async function handleAuth(req: IncomingMessage, res: ServerResponse, path: string, auth: AuthContext): Promise<void> {
   const { db, keys, site } = auth;
   const url = new URL(req.url ?? '/', 'http://x');
   const issuer = `${site.origin}/auth/v1`;
-  if (req.method === 'POST' && path === '/token') {
+  const address = req.socket.remoteAddress ?? '';
+  const isToken = req.method === 'POST' && path === '/token';
+  const addressWait = (isToken ? auth.tokenRequestsPerIp : auth.authRequestsPerIp).take(address);
+  if (addressWait > 0) throw overLimit(addressWait);
+  if (isToken) {
     const grantType = url.searchParams.get('grant_type');
     if (grantType === 'web3') {
-      const ipWait = auth.signInsPerIp.take(req.socket.remoteAddress ?? '');
+      const ipWait = auth.signInsPerIp.take(address);
       if (ipWait > 0) throw overLimit(ipWait);
       const message = verifyWeb3Grant((await readJson(req)) as Web3Grant, site);
       const walletWait = auth.signInsPerWallet.take(message.siws.address);
@@ -93,7 +99,7 @@ export async function handleAuth(req: IncomingMessage, res: ServerResponse, path
       return sendJson(res, 200, await sessionResponse(keys, grant, issuer));
     }
     if (grantType === 'password') {
-      const ipWait = auth.signInsPerIp.take(req.socket.remoteAddress ?? '');
+      const ipWait = auth.signInsPerIp.take(address);
       if (ipWait > 0) throw overLimit(ipWait);
       const { email, phone, password } = await readJson(req);
       if (email && phone) throw new AuthError(400, 'validation_failed', 'Only an email address or phone number should be provided on login.');
@@ -107,7 +113,10 @@ export async function handleAuth(req: IncomingMessage, res: ServerResponse, path
     const body = await readJson(req);
     if (grantType === 'refresh_token') {
       if (typeof body.refresh_token !== 'string') throw new AuthError(400, 'validation_failed', 'refresh_token is required');
-      const outcome = await refreshSession(db, body.refresh_token);
+      const outcome = await refreshSession(db, body.refresh_token, (sessionId) => {
+        const sessionWait = auth.refreshesPerSession.take(sessionId);
+        if (sessionWait > 0) throw overLimit(sessionWait);
+      });
       if (outcome.kind === 'reused') {
         auth.revocations.add([outcome.sessionId]);
         throw new AuthError(400, 'refresh_token_already_used', 'Invalid Refresh Token: Already Used');

@@ -40,3 +40,43 @@ export function createRateLimiter(limit: number, windowMs: number): RateLimiter 
     },
   };
 }
+
+interface Bucket {
+  tokens: number;
+  at: number;
+}
+
+/**
+ * A token bucket per key, as GoTrue's limiters (tollbooth) work: `perWindow` attempts per
+ * `windowMs` on average, at most `burst` at once. A key whose bucket is full again is forgotten
+ * at the next sweep, so memory is bounded by the keys active within one refill of the burst.
+ */
+export function createTokenBucketLimiter(perWindow: number, windowMs: number, burst: number): RateLimiter {
+  const perMs = perWindow / windowMs;
+  const refillMs = burst / perMs;
+  const buckets = new Map<string, Bucket>();
+  let sweptAt = 0;
+
+  function level(bucket: Bucket, now: number): number {
+    return Math.min(burst, bucket.tokens + (now - bucket.at) * perMs);
+  }
+
+  function sweep(now: number): void {
+    if (now - sweptAt < refillMs) return;
+    sweptAt = now;
+    for (const [key, bucket] of buckets) if (level(bucket, now) >= burst) buckets.delete(key);
+  }
+
+  return {
+    take(key, now = Date.now()) {
+      sweep(now);
+      const bucket = buckets.get(key) ?? { tokens: burst, at: now };
+      bucket.tokens = level(bucket, now);
+      bucket.at = now;
+      buckets.set(key, bucket);
+      if (bucket.tokens < 1) return Math.max(1, Math.ceil((1 - bucket.tokens) / perMs / 1000));
+      bucket.tokens -= 1;
+      return 0;
+    },
+  };
+}

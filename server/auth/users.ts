@@ -34,6 +34,9 @@ export interface SessionGrant {
 /** Lets a refresh token that was just rotated be used again briefly, as GoTrue does for racing tabs. */
 const REUSE_INTERVAL_SECONDS = 10;
 
+/** Longer than any refresh token this server issues (32 characters): unknown without a lookup. */
+const MAX_REFRESH_TOKEN_LENGTH = 64;
+
 const APP_METADATA = { provider: 'web3', providers: ['web3'] };
 
 /**
@@ -141,7 +144,7 @@ export function signInWeb3(db: Database, message: VerifiedMessage): Promise<Sess
   });
 }
 
-/** What a refresh came to: a new grant, an unknown token, or a reuse that ended the session. */
+/** What a refresh came to: a grant, an unknown token, or a reuse that ended the session. */
 export type RefreshOutcome =
   | { kind: 'rotated'; grant: SessionGrant }
   | { kind: 'not_found' }
@@ -149,28 +152,46 @@ export type RefreshOutcome =
 
 /**
  * Rotates a refresh token: the old one is revoked and a new one issued for the same session.
- * A token revoked up to 10 s ago may be used again (tabs racing to refresh); one revoked
- * earlier is a stolen copy, so its whole session ends (GoTrue's token-family revocation).
+ * A token revoked up to 10 s ago (tabs racing to refresh, a reply that was lost) is answered
+ * with the session's active token, never a new one, so a flood of one token mints one child. One
+ * revoked earlier is a stolen copy, so its whole session ends (GoTrue's token-family revocation).
+ * `admit` is called with the token's session before any write and may throw to refuse (the
+ * per-session rate limit). The refreshes of one session run one at a time (its row is locked).
  */
-export function refreshSession(db: Database, refreshToken: string): Promise<RefreshOutcome> {
+export async function refreshSession(db: Database, refreshToken: string, admit: (sessionId: string) => void): Promise<RefreshOutcome> {
+  if (refreshToken.length > MAX_REFRESH_TOKEN_LENGTH) return { kind: 'not_found' };
+  const found = await db.query<{ session_id: string }>('select session_id from auth.refresh_tokens where token = $1', [refreshToken]);
+  const sessionId = found.rows[0]?.session_id;
+  if (!sessionId) return { kind: 'not_found' };
+  admit(sessionId);
   return db.transaction(async (tx): Promise<RefreshOutcome> => {
-    const { rows } = await tx.query<{ user_id: string; session_id: string; reused: boolean }>(
-      `select user_id, session_id, revoked_at <= now() - make_interval(secs => $2) as reused
-       from auth.refresh_tokens where token = $1 for update`,
+    const session = await tx.query<{ user_id: string }>('select user_id from auth.sessions where id = $1 for update', [sessionId]);
+    const userId = session.rows[0]?.user_id;
+    // Read after the lock: a refresh that held it has committed its rotation.
+    const { rows } = await tx.query<{ revoked: boolean; reused: boolean }>(
+      `select revoked_at is not null as revoked, revoked_at <= now() - make_interval(secs => $2) as reused
+       from auth.refresh_tokens where token = $1`,
       [refreshToken, REUSE_INTERVAL_SECONDS],
     );
-    const row = rows[0];
-    if (!row) return { kind: 'not_found' };
-    if (row.reused) {
-      await tx.query('delete from auth.sessions where id = $1', [row.session_id]);
-      await recordRevoked(tx, [row.session_id]);
-      return { kind: 'reused', sessionId: row.session_id };
+    const token = rows[0];
+    if (!userId || !token) return { kind: 'not_found' };
+    if (token.reused) {
+      await tx.query('delete from auth.sessions where id = $1', [sessionId]);
+      await recordRevoked(tx, [sessionId]);
+      return { kind: 'reused', sessionId };
     }
-    await tx.query('update auth.refresh_tokens set revoked_at = coalesce(revoked_at, now()) where token = $1', [refreshToken]);
-    const user = await loadUser(tx, row.user_id);
+    const user = await loadUser(tx, userId);
     if (!user) return { kind: 'not_found' };
-    const grant = { user, sessionId: row.session_id, refreshToken: await newRefreshToken(tx, row.user_id, row.session_id) };
-    return { kind: 'rotated', grant };
+    if (token.revoked) {
+      const active = await tx.query<{ token: string }>(
+        'select token from auth.refresh_tokens where session_id = $1 and revoked_at is null order by created_at desc limit 1',
+        [sessionId],
+      );
+      const child = active.rows[0]?.token;
+      if (child) return { kind: 'rotated', grant: { user, sessionId, refreshToken: child } };
+    }
+    await tx.query('update auth.refresh_tokens set revoked_at = now() where session_id = $1 and revoked_at is null', [sessionId]);
+    return { kind: 'rotated', grant: { user, sessionId, refreshToken: await newRefreshToken(tx, userId, sessionId) } };
   });
 }
 

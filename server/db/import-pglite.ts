@@ -1,6 +1,7 @@
 import { existsSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Database, Queryable } from './types.js';
+import { log } from '../log.js';
 
 /** Where the PGlite version of the server kept its database inside DATA_DIR. */
 export const PGLITE_DIR = 'pgdata';
@@ -63,8 +64,8 @@ async function copyTable(source: Source, tx: Queryable, table: string): Promise<
   }
 }
 
-/** Moves identity and serial sequences of `table` past the imported rows. */
-async function advanceSequences(tx: Queryable, table: string): Promise<void> {
+/** Moves identity and serial sequences of `table` past the imported (or restored) rows. */
+export async function advanceSequences(tx: Queryable, table: string): Promise<void> {
   for (const column of await columnsOf(tx, table)) {
     const { rows } = await tx.query<{ seq: string | null }>('select pg_get_serial_sequence($1, $2) as seq', [quoteTable(table), column]);
     const seq = rows[0]?.seq;
@@ -82,7 +83,7 @@ async function advanceSequences(tx: Queryable, table: string): Promise<void> {
 export async function importPgliteIfPresent(db: Database, dataDir: string): Promise<Record<string, number> | null> {
   const from = join(dataDir, PGLITE_DIR);
   if (!existsSync(join(from, 'PG_VERSION'))) return null;
-  console.log(`Importing the world from the PGlite database in ${from}`);
+  log.info(`Importing the world from the PGlite database in ${from}`);
   const source = await openPglite(from);
   let counts: Record<string, number>;
   try {
@@ -103,6 +104,6 @@ export async function importPgliteIfPresent(db: Database, dataDir: string): Prom
   }
   const aside = existsSync(join(dataDir, PGLITE_IMPORTED_DIR)) ? `${PGLITE_IMPORTED_DIR}-${Date.now()}` : PGLITE_IMPORTED_DIR;
   renameSync(from, join(dataDir, aside));
-  console.log(`Imported ${Object.entries(counts).map(([table, n]) => `${n} ${table}`).join(', ')}; the old files are in ${aside}`);
+  log.info(`Imported ${Object.entries(counts).map(([table, n]) => `${n} ${table}`).join(', ')}; the old files are in ${aside}`);
   return counts;
 }

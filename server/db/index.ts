@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import type pg from 'pg';
 import type { Database } from './types.js';
 import { bootstrap } from './bootstrap.js';
 import { startCluster } from './cluster.js';
@@ -6,6 +7,7 @@ import { importPgliteIfPresent } from './import-pglite.js';
 import { lockDataDir } from './lock.js';
 import { migrate } from './migrate.js';
 import { DEFAULT_POOL_SIZE, openPool } from './pool.js';
+import { log } from '../log.js';
 
 export type { Claims, Database, Field, Queryable, QueryResult } from './types.js';
 export { DataDirLockedError } from './lock.js';
@@ -23,6 +25,8 @@ export interface DatabaseOptions {
 
 /** The server's database, and how it can be lost. */
 export interface ServerDatabase extends Database {
+  /** How to connect as the pool does, for tools that need a connection of their own (COPY for backups). */
+  connection: pg.ClientConfig;
   /** Settles when the embedded PostgreSQL exits without being asked to; never with DATABASE_URL. */
   lost: Promise<Error>;
 }
@@ -40,7 +44,7 @@ export async function startDatabase(options: DatabaseOptions): Promise<ServerDat
     for (const step of cleanups.splice(0).reverse()) await step();
   };
   try {
-    let connection;
+    let connection: pg.ClientConfig;
     let lost: Promise<Error> = new Promise<Error>(() => undefined);
     if (options.databaseUrl) {
       connection = { connectionString: options.databaseUrl };
@@ -56,12 +60,12 @@ export async function startDatabase(options: DatabaseOptions): Promise<ServerDat
         if (!stopping) resolve(new Error(`PostgreSQL exited unexpectedly (code ${code}); see ${join(options.dataDir, 'postgres.log')}`));
       }));
     }
-    const db = openPool(connection, options.poolSize ?? DEFAULT_POOL_SIZE, (error) => console.error(`database: ${error.message}`));
+    const db = openPool(connection, options.poolSize ?? DEFAULT_POOL_SIZE, (error) => log.error(`database: ${error.message}`));
     cleanups.push(() => db.close());
     await bootstrap(db);
     await migrate(db, options.migrationsDir);
     await importPgliteIfPresent(db, options.dataDir);
-    return { ...db, lost, close: cleanup };
+    return { ...db, connection, lost, close: cleanup };
   } catch (error) {
     await cleanup();
     throw error;

@@ -4,6 +4,11 @@ import type { Database } from './types.js';
 
 const MIGRATION_NAME = /^(\d+)_(.+)\.sql$/;
 
+/** The versions of the migrations in `dir`, in order: what a ready database has recorded. */
+export async function migrationVersions(dir: string): Promise<string[]> {
+  return (await readdir(dir)).filter((f) => MIGRATION_NAME.test(f)).sort().map((f) => MIGRATION_NAME.exec(f)![1]!);
+}
+
 /**
  * Applies each `<version>_<name>.sql` of `dir` not yet recorded in
  * supabase_migrations.schema_migrations, in version order, each in its own transaction.

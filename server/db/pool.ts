@@ -1,4 +1,5 @@
 import pg from 'pg';
+import { statementTimeouts } from '../metrics.js';
 import type { Claims, Database, Queryable, QueryResult } from './types.js';
 
 /** The request roles a JWT may name. */
@@ -14,6 +15,11 @@ export const INTERNAL_STATEMENT_TIMEOUT = '1s';
 export const DEFAULT_POOL_SIZE = 16;
 
 const LISTEN_RETRY_MS = 1000;
+
+/** Counts a statement PostgreSQL cancelled for its `statement_timeout` (SQLSTATE 57014). */
+function countTimeout(error: unknown): void {
+  if ((error as { code?: unknown }).code === '57014') statementTimeouts.inc();
+}
 
 function isRequestRole(role: string): role is (typeof REQUEST_ROLES)[number] {
   return (REQUEST_ROLES as readonly string[]).includes(role);
@@ -131,6 +137,7 @@ export function openPool(config: pg.PoolConfig, size: number, onError: (error: E
     try {
       return await work(client);
     } catch (error) {
+      countTimeout(error);
       try {
         await client.query('rollback');
       } catch {
@@ -163,11 +170,21 @@ export function openPool(config: pg.PoolConfig, size: number, onError: (error: E
     });
   };
 
+  const poolQuery = async (sql: string, params?: unknown[]) => {
+    try {
+      return await pool.query(sql, params);
+    } catch (error) {
+      countTimeout(error);
+      throw error;
+    }
+  };
+
   return {
-    query: async <Row,>(sql: string, params?: unknown[]) => resultOf<Row>(await pool.query(sql, params)),
+    query: async <Row,>(sql: string, params?: unknown[]) => resultOf<Row>(await poolQuery(sql, params)),
     exec: async (sql) => {
-      await pool.query(sql);
+      await poolQuery(sql);
     },
+    poolStats: () => ({ active: pool.totalCount - pool.idleCount, idle: pool.idleCount, waiting: pool.waitingCount }),
     transaction: (fn) => transaction('begin', fn),
     withClaims: async (claims: Claims, fn) => transaction(await beginWithClaims(claims), fn),
     checkWithClaims: <Row,>(claims: Claims, sql: string) => oneTrip<Row>(claims, sql, 'rollback'),

@@ -62,6 +62,8 @@ export interface Database extends Queryable {
   runWithClaims<Row = Record<string, unknown>>(claims: Claims, sql: string, decide?: (result: QueryResult<Row>) => void): Promise<QueryResult<Row>>;
   /** Runs `fn` in one transaction as the database owner. Rolls back if `fn` throws. */
   transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
+  /** The pool's connections now: in use, idle, and requests waiting for one. */
+  poolStats(): { active: number; idle: number; waiting: number };
   /** Calls `onPayload` for each NOTIFY on `channel`; resolves to a function that stops listening. */
   listen(channel: string, onPayload: (payload: string) => void): Promise<() => Promise<void>>;
   /** Closes the listeners and the pool once the running work is over. */

@@ -4,7 +4,8 @@ import type { ServerResponse } from 'node:http';
  * The Content-Security-Policy of every answer: exactly what the game loads. Scripts, styles and
  * the font come from this origin; React sets `style` attributes (health bar width, colour
  * swatches); voice clips play from `data:` (and `blob:`) URLs; the backend is this origin (REST
- * and the Realtime websocket) or, in a hosted build, `backendUrl` and its websocket. Nothing
+ * and the Realtime websocket) or, in a hosted build, `backendUrl` and its websocket; the web app
+ * manifest and the service worker come from this origin (`pwa/`). Nothing
  * may frame the page, and no plugin, `<base>` or form target is allowed.
  */
 export function contentSecurityPolicy(backendUrl?: string): string {
@@ -19,6 +20,8 @@ export function contentSecurityPolicy(backendUrl?: string): string {
     "style-src 'self'",
     "style-src-attr 'unsafe-inline'",
     "font-src 'self'",
+    "manifest-src 'self'",
+    "worker-src 'self'",
     "img-src 'self' data:",
     "media-src 'self' data: blob:",
     `connect-src ${connect.join(' ')}`,

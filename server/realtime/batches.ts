@@ -11,10 +11,13 @@
  * channel joined without `broadcast.self` is never sent its own messages: it gets the window's
  * batch without them, or nothing when they were all its own. A batch holds at most
  * MAX_BATCH_EVENTS events and about MAX_BATCH_BYTES of payloads; a larger window is sent as
- * several batches. Stored messages (with `meta`) and binary payloads are never batched.
+ * several batches. Stored messages (with `meta`) and binary payloads are never batched. A
+ * window that cannot be encoded is dropped and logged; it never reaches the timer's caller.
  */
 import { audience, type Channel } from './channel.js';
-import { encodeBinaryJsonBroadcast, type Broadcast } from './protocol.js';
+import { errorMessage, guarded } from './guard.js';
+import { encodeBinaryJsonBroadcast, fitsBinaryBroadcast, type Broadcast } from './protocol.js';
+import { log } from '../log.js';
 
 /**
  * Milliseconds a batch gathers broadcasts before it is sent: a server tick of 40 a second. At
@@ -90,34 +93,46 @@ export function createBroadcastBatches(topics: ReadonlyMap<string, Set<Channel>>
   const pending = new Map<string, PendingTopic>();
   let timer: NodeJS.Timeout | null = null;
 
+  /** Sends one topic's window to its batch-taking members. */
+  function sendWindow({ topic, isPrivate, items }: PendingTopic): void {
+    const gathered = [...items.values()];
+    let shared: Buffer[] | null = null;
+    for (const member of audience(topics.get(topic), isPrivate, 'broadcast')) {
+      if (!takesBatches(member)) continue;
+      const own = gathered.some((item) => item.skip === member);
+      let messages: Buffer[];
+      if (own) messages = encodeBatches(topic, gathered.filter((item) => item.skip !== member));
+      else messages = shared ??= encodeBatches(topic, gathered);
+      for (let i = 0; i < messages.length; i++) member.conn.outbound.ephemeral(`${topic}\0${BATCH_EVENT}\0${i}`, messages[i]!, true);
+    }
+  }
+
   function flush(): void {
     if (timer) clearTimeout(timer);
     timer = null;
     const windows = [...pending.values()];
     pending.clear();
-    for (const { topic, isPrivate, items } of windows) {
-      const gathered = [...items.values()];
-      let shared: Buffer[] | null = null;
-      for (const member of audience(topics.get(topic), isPrivate, 'broadcast')) {
-        if (!takesBatches(member)) continue;
-        const own = gathered.some((item) => item.skip === member);
-        let messages: Buffer[];
-        if (own) messages = encodeBatches(topic, gathered.filter((item) => item.skip !== member));
-        else messages = shared ??= encodeBatches(topic, gathered);
-        for (let i = 0; i < messages.length; i++) member.conn.outbound.ephemeral(`${topic}\0${BATCH_EVENT}\0${i}`, messages[i]!, true);
+    // Each topic on its own: a window that cannot be sent is dropped (and logged), the others go out.
+    for (const window of windows) {
+      try {
+        sendWindow(window);
+      } catch (error) {
+        log.error(`realtime: the batch of ${window.topic} was dropped: ${errorMessage(error)}`);
       }
     }
   }
 
   return {
     add(topic, isPrivate, key, item, skip) {
+      // A batch is a binary frame: a topic its one-byte length cannot carry is never gathered.
+      if (!fitsBinaryBroadcast(topic, BATCH_EVENT)) return;
       const windowKey = `${isPrivate ? 'private' : 'public'}\0${topic}`;
       let window = pending.get(windowKey);
       if (!window) pending.set(windowKey, (window = { topic, isPrivate, items: new Map() }));
       // Deleted first, so a replaced stream moves to the end: the batch keeps the order of the newest messages.
       window.items.delete(key);
       window.items.set(key, { json: `{"event":${JSON.stringify(item.event)},"payload":${JSON.stringify(item.payload ?? {})}}`, skip });
-      timer ??= setTimeout(flush, BATCH_WINDOW_MS);
+      timer ??= setTimeout(guarded('the broadcast batch timer', flush), BATCH_WINDOW_MS);
     },
     flush,
     close() {

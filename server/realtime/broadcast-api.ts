@@ -14,12 +14,13 @@ import {
   MAX_API_BODY_BYTES,
   MAX_API_MESSAGES_PER_REQUEST,
   MAX_BROADCAST_BYTES,
+  MAX_NAME_BYTES,
   PAYLOAD_TOO_LARGE,
   PERSIST_PRIVATE_ONLY,
   PRIVATE_ONLY,
   REGION_PAYLOAD,
 } from './limits.js';
-import type { Broadcast } from './protocol.js';
+import { fitsBytes, type Broadcast } from './protocol.js';
 
 /** What the REST broadcast API needs besides the hub: the anon key and the write policies of a request. */
 export interface BroadcastApiDeps {
@@ -63,6 +64,18 @@ const UNAUTHORIZED_WRITE = message(403, 'Unauthorized');
 const UNSUPPORTED_MEDIA = new Refusal(415, { error: 'Unsupported Media Type. Use application/json or application/octet-stream' });
 const BLANK = "can't be blank";
 const INVALID = 'is invalid';
+/** Bytes of the `realtime:` prefix that makes an API topic a socket topic. */
+const TOPIC_PREFIX_BYTES = Buffer.byteLength('realtime:');
+/** The changeset error of a topic whose socket topic would not fit the binary frames. */
+const TOPIC_TOO_LONG_ERROR = `should be at most ${MAX_NAME_BYTES - TOPIC_PREFIX_BYTES} byte(s)`;
+/** The changeset error of an event name the binary frames cannot carry. */
+const EVENT_TOO_LONG_ERROR = `should be at most ${MAX_NAME_BYTES} byte(s)`;
+
+/** Adds the changeset errors of a topic or event name too long for the binary broadcast frames. */
+function checkNames(topic: string, event: string, errors: Record<string, string[]>): void {
+  if (!errors.topic && !fitsBytes(topic, MAX_NAME_BYTES - TOPIC_PREFIX_BYTES)) errors.topic = [TOPIC_TOO_LONG_ERROR];
+  if (!errors.event && !fitsBytes(event, MAX_NAME_BYTES)) errors.event = [EVENT_TOO_LONG_ERROR];
+}
 
 function headerOrQuery(req: IncomingMessage, url: URL): string | null {
   const header = req.headers.apikey;
@@ -126,6 +139,7 @@ function readMessage(raw: Record<string, unknown>): { errors: Record<string, str
   if (payload !== undefined && payload !== null && !isJsonObject(payload)) errors.payload = [INVALID];
   else if (blank(payload)) errors.payload = [BLANK];
   else if (payloadBytes({ payload, binary: false }) > MAX_BROADCAST_BYTES) errors.payload = [PAYLOAD_TOO_LARGE];
+  checkNames(typeof topic === 'string' ? topic : '', typeof event === 'string' ? event : '', errors);
   const flag = raw.private;
   let isPrivate = false;
   if (flag === true || flag === 'true') isPrivate = true;
@@ -176,6 +190,7 @@ async function readSingle(req: IncomingMessage, url: URL, topic: string, event: 
   const errors: Record<string, string[]> = {};
   if (payloadBytes({ payload, binary }) > MAX_BROADCAST_BYTES) errors.payload = [PAYLOAD_TOO_LARGE];
   if (persist && !isPrivate) errors.persist = [PERSIST_PRIVATE_ONLY];
+  checkNames(topic, event, errors);
   if (Object.keys(errors).length > 0) throw new Refusal(422, { errors });
   return { topic, event, payload, binary, private: isPrivate, persist };
 }

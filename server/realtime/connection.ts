@@ -10,8 +10,14 @@ import type { Dispatcher } from './dispatch.js';
 import { JoinError, readBindings } from './bindings.js';
 import type { TableLookup } from './bindings.js';
 import {
+  EVENT_TOO_LONG,
+  MAX_BINDINGS_PER_JOIN,
+  MAX_BINDINGS_PER_SOCKET,
   MAX_BROADCAST_BYTES,
   MAX_CHANNELS_PER_SOCKET,
+  MAX_NAME_BYTES,
+  MAX_PRESENCE_KEY_BYTES,
+  PRESENCE_KEY_TOO_LONG,
   MAX_PRESENCE_BYTES,
   MAX_PRESENCE_EVENTS_PER_WINDOW,
   PAYLOAD_TOO_LARGE,
@@ -24,8 +30,11 @@ import {
   REPLAY_INVALID,
   REPLAY_PUBLIC,
   TRACK_TOO_LARGE,
+  TOO_MANY_BINDINGS_PER_JOIN,
+  TOO_MANY_BINDINGS_PER_SOCKET,
   TOO_MANY_CHANNELS,
   TOO_MANY_JOINS,
+  TOPIC_TOO_LONG,
   JOIN_WAIT_MS,
   JOIN_WAITED_TOO_LONG,
   TOO_MANY_MESSAGES,
@@ -35,7 +44,8 @@ import {
   readRevoked,
 } from './limits.js';
 import type { PresenceDiff, PresenceRegistry } from './presence.js';
-import { MalformedFrame, decodeBinary, decodeText, encodeText } from './protocol.js';
+import { errorMessage, guarded } from './guard.js';
+import { MalformedFrame, decodeBinary, decodeText, encodeText, fitsBytes } from './protocol.js';
 import type { Broadcast, BroadcastPush, Message } from './protocol.js';
 
 /** What every connection shares: token checks, tables, access rules, the dispatcher and topic members. */
@@ -135,12 +145,28 @@ function replayRequest(broadcast: Record<string, unknown>, isPrivate: boolean): 
   return { since, limit };
 }
 
-/** The presence key a join asked for: `config.presence.key` when a non-empty string or a number, else a new UUID (as hosted). */
-function presenceKey(config: Record<string, unknown>): string {
+/**
+ * The presence key a join asked for: `config.presence.key` when a non-empty string or a number,
+ * else a new UUID (as hosted); null when the key is longer than MAX_PRESENCE_KEY_BYTES.
+ */
+function presenceKey(config: Record<string, unknown>): string | null {
   const key = asRecord(config.presence).key;
-  if (typeof key === 'string' && key !== '') return key;
+  if (typeof key === 'string' && key !== '') return fitsBytes(key, MAX_PRESENCE_KEY_BYTES) ? key : null;
   if (typeof key === 'number' && Number.isFinite(key)) return String(key);
   return randomUUID();
+}
+
+/** How many postgres_changes bindings a join payload asks for (0 when it has no list). */
+function requestedBindings(payload: Record<string, unknown>): number {
+  const list = asRecord(payload.config).postgres_changes;
+  return Array.isArray(list) ? list.length : 0;
+}
+
+/** The postgres_changes bindings (one per table) a connection's channels hold. */
+function heldBindings(conn: Conn): number {
+  let held = 0;
+  for (const channel of conn.channels.values()) held += channel.bindings.length;
+  return held;
 }
 
 /**
@@ -182,7 +208,8 @@ export function serveConnection(conn: Conn, hub: Hub): void {
   function armExpiry(channel: Channel): void {
     if (channel.expiry) clearTimeout(channel.expiry);
     const ms = channel.claims.exp * 1000 - Date.now();
-    channel.expiry = ms < MAX_TIMER_MS ? setTimeout(() => close(channel, 'Token has expired'), Math.max(ms, 0)) : null;
+    const expire = guarded(`expiry of ${channel.topic}`, () => close(channel, 'Token has expired'), () => leave(channel));
+    channel.expiry = ms < MAX_TIMER_MS ? setTimeout(expire, Math.max(ms, 0)) : null;
   }
 
   async function accessFor(channel: Channel): Promise<Map<number, Access>> {
@@ -206,6 +233,11 @@ export function serveConnection(conn: Conn, hub: Hub): void {
       reply(conn, msg, 'error', { reason: TOO_MANY_JOINS });
       return;
     }
+    // Within MAX_NAME_BYTES every message of the channel (binary broadcasts and batches) can be encoded.
+    if (!fitsBytes(msg.topic, MAX_NAME_BYTES)) {
+      reply(conn, msg, 'error', { reason: TOPIC_TOO_LONG });
+      return;
+    }
     const previous = conn.channels.get(msg.topic);
     if (previous) leave(previous);
     if (conn.channels.size >= MAX_CHANNELS_PER_SOCKET) {
@@ -213,6 +245,16 @@ export function serveConnection(conn: Conn, hub: Hub): void {
       return;
     }
     const payload = asRecord(msg.payload);
+    if (requestedBindings(payload) > MAX_BINDINGS_PER_JOIN) {
+      reply(conn, msg, 'error', { reason: TOO_MANY_BINDINGS_PER_JOIN });
+      return;
+    }
+    const config = asRecord(payload.config);
+    const key = presenceKey(config);
+    if (key === null) {
+      reply(conn, msg, 'error', { reason: PRESENCE_KEY_TOO_LONG });
+      return;
+    }
     const token = typeof payload.access_token === 'string' ? payload.access_token : conn.apikey;
     let claims: Claims;
     try {
@@ -221,7 +263,6 @@ export function serveConnection(conn: Conn, hub: Hub): void {
       reply(conn, msg, 'error', { reason: tokenReason(error) });
       return;
     }
-    const config = asRecord(payload.config);
     const isPrivate = config.private === true;
     const name = subTopic(msg.topic);
     if (name.startsWith(REGION_PREFIX) && !isPrivate) {
@@ -265,6 +306,11 @@ export function serveConnection(conn: Conn, hub: Hub): void {
     }
     await hub.catalogueSettled();
     const { bindings, problems } = readBindings(msg.payload, hub.lookup);
+    const tablesBound = bindings.reduce((sum, binding) => sum + binding.tables.length, 0);
+    if (heldBindings(conn) + tablesBound > MAX_BINDINGS_PER_SOCKET) {
+      reply(conn, msg, 'error', { reason: TOO_MANY_BINDINGS_PER_SOCKET });
+      return;
+    }
     if (problems.length > 0) hub.refreshTablesSoon();
     const channel: Channel = {
       conn,
@@ -283,7 +329,7 @@ export function serveConnection(conn: Conn, hub: Hub): void {
       reads,
       wallet,
       writes: {},
-      presence: { key: presenceKey(config), enabled: presenceEnabled, meta: null, events: 0, windowEnds: 0 },
+      presence: { key, enabled: presenceEnabled, meta: null, events: 0, windowEnds: 0 },
       replayed: new Set(replayed.map((item) => item.meta!.id)),
     };
     for (const requested of bindings) {
@@ -462,6 +508,7 @@ export function serveConnection(conn: Conn, hub: Hub): void {
   function textBroadcast(msg: Message): Broadcast {
     const payload = asRecord(msg.payload);
     if (typeof payload.event !== 'string') throw new MalformedFrame('broadcast needs a string event');
+    if (!fitsBytes(payload.event, MAX_NAME_BYTES)) throw new MalformedFrame(EVENT_TOO_LONG);
     return { event: payload.event, payload: payload.payload ?? {}, binary: false };
   }
 
@@ -527,7 +574,7 @@ export function serveConnection(conn: Conn, hub: Hub): void {
       await handle(msg, fromBinary, data.length, paid, arrived);
     } catch (error) {
       const reason = error instanceof JoinError || error instanceof MalformedFrame ? error.message : 'internal error';
-      if (reason === 'internal error') hub.log(`realtime: ${msg.event} on ${msg.topic} failed: ${(error as Error).message}`);
+      if (reason === 'internal error') hub.log(`realtime: ${msg.event} on ${msg.topic.slice(0, MAX_NAME_BYTES)} failed: ${errorMessage(error)}`);
       reply(conn, msg, 'error', { reason });
     }
   }
@@ -535,11 +582,13 @@ export function serveConnection(conn: Conn, hub: Hub): void {
   // Queued behind frames being handled, so a join that verified its token just before the
   // session ended is closed too.
   const endSession = (sessionId: string) => {
-    chain = chain.then(() => {
-      for (const channel of [...conn.channels.values()]) {
-        if (channel.claims.session_id === sessionId) close(channel, 'Token has been revoked');
-      }
-    });
+    chain = chain
+      .then(() => {
+        for (const channel of [...conn.channels.values()]) {
+          if (channel.claims.session_id === sessionId) close(channel, 'Token has been revoked');
+        }
+      })
+      .catch((error: unknown) => hub.log(`realtime: ending a session's channels failed: ${errorMessage(error)}`));
   };
   hub.sessionEnders.add(endSession);
 
@@ -549,9 +598,11 @@ export function serveConnection(conn: Conn, hub: Hub): void {
   });
   conn.ws.on('close', () => {
     hub.sessionEnders.delete(endSession);
-    chain = chain.then(() => {
-      for (const channel of [...conn.channels.values()]) leave(channel);
-    });
+    chain = chain
+      .then(() => {
+        for (const channel of [...conn.channels.values()]) leave(channel);
+      })
+      .catch((error: unknown) => hub.log(`realtime: leaving the channels of a closed socket failed: ${errorMessage(error)}`));
   });
   conn.ws.on('error', (error) => hub.log(`realtime: socket error ${error.message}`));
 }

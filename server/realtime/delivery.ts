@@ -1,7 +1,7 @@
 import { isBatchable, takesBatches, type BroadcastBatches } from './batches.js';
 import { audience, type Channel } from './channel.js';
 import type { PresenceDiff } from './presence.js';
-import { encodeBinaryBroadcast, encodeText } from './protocol.js';
+import { encodeBinaryBroadcast, encodeText, fitsBinaryBroadcast } from './protocol.js';
 import type { Broadcast, Vsn } from './protocol.js';
 
 /** The `broadcast` message payload of a text frame: `{type, event, payload}`, and `meta` for a stored message. */
@@ -18,7 +18,8 @@ function textPayload(item: Broadcast): Record<string, unknown> {
  * (kind 4) to 2.0.0 sockets, a text `broadcast` message to 1.0.0 sockets (which cannot take raw
  * bytes), each encoded once. `key` names the sender's stream of this event: a socket that is
  * behind keeps only its newest message per key. Members that take batches get a batchable item
- * through `batches` at the end of its window instead.
+ * through `batches` at the end of its window instead. A topic or event name too long for the
+ * binary frame (callers refuse those before) reaches nobody: false is returned, else true.
  */
 export function deliverBroadcast(
   members: Iterable<Channel> | undefined,
@@ -28,7 +29,8 @@ export function deliverBroadcast(
   key: string,
   skip: Channel | null,
   batches: BroadcastBatches,
-): void {
+): boolean {
+  if (!fitsBinaryBroadcast(topic, item.event)) return false;
   let binary: Buffer | null = null;
   let text: Buffer | null = null;
   let batched = false;
@@ -48,6 +50,7 @@ export function deliverBroadcast(
     }
   }
   if (batched) batches.add(topic, isPrivate, key, item, skip);
+  return true;
 }
 
 /**
@@ -71,11 +74,13 @@ export function deliverPresenceDiff(members: Iterable<Channel> | undefined, topi
  * Sends a just-joined channel its topic's stored messages (oldest first, each with `meta:
  * {replayed: true, id}`), in order after its join reply, as hosted pushes them: JSON payloads
  * as `broadcast` text messages with the channel's join_ref, bytes as binary user broadcasts
- * (kind 4) to 2.0.0 sockets only (1.0.0 cannot carry them).
+ * (kind 4) to 2.0.0 sockets only (1.0.0 cannot carry them). A stored message whose event name
+ * the binary frame cannot carry is left out.
  */
 export function deliverReplay(channel: Channel, items: Broadcast[]): void {
   const conn = channel.conn;
   for (const item of items) {
+    if (!fitsBinaryBroadcast(channel.topic, item.event)) continue;
     if (item.binary) {
       if (conn.vsn === '2.0.0') conn.outbound.durable(encodeBinaryBroadcast(channel.topic, item), true);
       continue;

@@ -103,13 +103,24 @@ export function createDispatcher(db: Database, onError: (error: unknown) => void
    * claims stay the same, with the key of the visibility check it needs (null for none).
    */
   const views = new WeakMap<Binding, Omit<BindingPlan, 'check'> & { checkKey: string | null; claimsJson: string }>();
+  /** How many bindings each channel has per table oid, counted once per channel (its bindings never change). */
+  const perTable = new WeakMap<Channel, Map<number, number>>();
+
+  function bindingsPerTable(channel: Channel): Map<number, number> {
+    let counts = perTable.get(channel);
+    if (counts) return counts;
+    counts = new Map();
+    for (const binding of channel.bindings) counts.set(binding.table.oid, (counts.get(binding.table.oid) ?? 0) + 1);
+    perTable.set(channel, counts);
+    return counts;
+  }
 
   function viewOf(sub: Binding, granted: Access): Omit<BindingPlan, 'check'> & { checkKey: string | null } {
     const known = views.get(sub);
     if (known && known.granted === granted && known.claimsJson === sub.channel.claimsJson) return known;
     const access = selected(granted, sub.select, sub.table);
     const view = viewKey(access);
-    const shared = sub.channel.bindings.filter((binding) => binding.table.oid === sub.table.oid).length > 1;
+    const shared = (bindingsPerTable(sub.channel).get(sub.table.oid) ?? 0) > 1;
     const checkKey = needsCheck(granted) ? `${sub.table.oid}\0${evalKey(sub.channel, granted)}` : null;
     const made = { granted, access, view, soloKey: frameKey(sub.channel, [sub.id], view), shared, checkKey, claimsJson: sub.channel.claimsJson };
     views.set(sub, made);
@@ -142,19 +153,23 @@ export function createDispatcher(db: Database, onError: (error: unknown) => void
     return planned;
   }
 
-  /** Whether `sub` receives change `ci`: event, filter, access and the RLS verdict of its check. */
+  /**
+   * Whether `sub` receives change `ci`: event, access and the RLS verdict of its check first,
+   * then its filter, on the columns it is delivered and may read only (see {@link filterColumns}):
+   * a filter never costs a change the subscriber may not read, nor tells it anything of one.
+   */
   function receives(sub: Binding, plan: BindingPlan | undefined, parsed: ParsedChange, ci: number, readable: (check: number, ci: number) => boolean): plan is BindingPlan {
     // Bindings that joined while this tick's changes were being read wait for the next tick.
     if (!plan) return false;
     const kind = parsed.change.kind;
     if (!eventMatches(sub, kind)) return false;
-    if (sub.filter) {
-      const row = kind === 'DELETE' ? parsed.old : parsed.record;
-      if (!row || !matchesFilter(sub.filter, row)) return false;
-    }
     const access = plan.granted;
     if (access.mode === 'hidden' && kind !== 'DELETE') return false;
     if (kind !== 'DELETE' && needsCheck(access) && parsed.record && !readable(plan.check, ci)) return false;
+    if (sub.filter) {
+      const row = kind === 'DELETE' ? parsed.old : parsed.record;
+      if (!row || !matchesFilter(sub.filter, row, filterColumns(parsed, kind, access))) return false;
+    }
     // The channel may have left or rejoined while visibility was being evaluated.
     return sub.channel.conn.channels.get(sub.channel.topic) === sub.channel;
   }
@@ -286,6 +301,32 @@ export function createDispatcher(db: Database, onError: (error: unknown) => void
     },
     idle: () => running ?? Promise.resolve(),
   };
+}
+
+/** No column: what a filter may look at for a reader that is sent no row (no key, or none it may read). */
+const NO_COLUMNS: ReadonlySet<string> = new Set();
+/** The primary-key columns of each table, made once per table object. */
+const keyColumns = new WeakMap<TableInfo, ReadonlySet<string>>();
+
+function primaryKey(table: TableInfo): ReadonlySet<string> {
+  let pk = keyColumns.get(table);
+  if (!pk) keyColumns.set(table, (pk = new Set(table.pk.map((col) => col.name))));
+  return pk;
+}
+
+/**
+ * The columns a filter may look at for a reader with `access` (null for all): those it may read
+ * of the row it is delivered. A DELETE on a table with row-level security is delivered its
+ * primary key only (hosted: "delete events are not filterable" beyond the old row's identity),
+ * so it is matched on those columns alone; the rest of a full old row would tell a subscriber
+ * about a deleted row it may never have read. A reader sent no row at all (`nokey`, `denied`)
+ * matches no filter.
+ */
+function filterColumns(parsed: ParsedChange, kind: string, access: Access): ReadonlySet<string> | null {
+  if (access.mode === 'nokey' || access.mode === 'denied') return NO_COLUMNS;
+  if (kind !== 'DELETE' || !parsed.table.rls) return access.columns;
+  // Every other mode may read the whole primary key.
+  return primaryKey(parsed.table);
 }
 
 /** Channels receiving the same change with the same key are sent the same frame. */

@@ -14,6 +14,7 @@ import { serveConnection } from './connection.js';
 import type { Hub } from './connection.js';
 import { createDatabaseBroadcaster } from './database-broadcast.js';
 import { createDispatcher } from './dispatch.js';
+import { errorMessage, guarded } from './guard.js';
 import {
   CATALOGUE_REFRESH_MS,
   MAX_API_REQUESTS_PER_ADDRESS_PER_SECOND,
@@ -31,6 +32,7 @@ import { installMessages, pruneMessages, readReplay, storeBroadcast } from './me
 import type { Vsn } from './protocol.js';
 import { PresenceRegistry } from './presence.js';
 import { broadcastsShed, Outbound } from './wire.js';
+import { log as serverLog } from '../log.js';
 
 /** What Realtime needs from the server: the database, token verification and the anon key. */
 export interface RealtimeDeps {
@@ -38,7 +40,18 @@ export interface RealtimeDeps {
   /** Verifies a JWT and returns its claims; throws on a bad or expired token. */
   verifyToken(token: string): Promise<Claims>;
   anonKey: string;
+  /** Sockets open at once per client IP address; defaults to {@link DEFAULT_MAX_SOCKETS_PER_ADDRESS}. */
+  maxSocketsPerAddress?: number;
 }
+
+/**
+ * Sockets one IP address may hold open at once unless configured (`REALTIME_MAX_SOCKETS_PER_IP`).
+ * Every per-socket bound (channels, queued bytes, messages a second) multiplies by it; 200 lets
+ * a school or office of a couple of hundred players share one address, one socket each.
+ */
+export const DEFAULT_MAX_SOCKETS_PER_ADDRESS = 200;
+/** The error of the HTTP 429 that refuses a socket over the per-address cap. */
+export const TOO_MANY_SOCKETS = 'Too many sockets from this address';
 
 /** The attached Realtime service. */
 export interface RealtimeServer {
@@ -49,6 +62,8 @@ export interface RealtimeServer {
   handleHttp(req: IncomingMessage, res: ServerResponse, path: string): Promise<boolean>;
   /** Closes every channel joined with a token of `sessionId` (its session ended). */
   endSession(sessionId: string): void;
+  /** What the metrics read: open sockets, joined channels, distinct signed-in users with a channel, messages received. */
+  stats(): { connections: number; channels: number; playersOnline: number; received: number };
   /** Closes every socket and stops listening for changes. */
   close(): Promise<void>;
 }
@@ -59,7 +74,7 @@ const BUDGET_SWEEP_MS = 10_000;
 
 function refuse(socket: Duplex, status: number, error: string): void {
   const body = JSON.stringify({ error });
-  const reason = status === 401 ? 'Unauthorized' : status === 404 ? 'Not Found' : 'Bad Request';
+  const reason = status === 401 ? 'Unauthorized' : status === 404 ? 'Not Found' : status === 429 ? 'Too Many Requests' : 'Bad Request';
   socket.end(
     `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
   );
@@ -73,7 +88,15 @@ function refuse(socket: Duplex, status: number, error: string): void {
  */
 export async function attachRealtime(server: Server, deps: RealtimeDeps): Promise<RealtimeServer> {
   const { db, verifyToken, anonKey } = deps;
-  const log = (message: string) => console.error(message);
+  const maxSocketsPerAddress = deps.maxSocketsPerAddress ?? DEFAULT_MAX_SOCKETS_PER_ADDRESS;
+  /** Sockets open or being opened per address; an address with none is removed. */
+  const socketsPerAddress = new Map<string, number>();
+  const releaseSocket = (address: string) => {
+    const left = socketsPerAddress.get(address)! - 1;
+    if (left > 0) socketsPerAddress.set(address, left);
+    else socketsPerAddress.delete(address);
+  };
+  const log = (message: string) => serverLog.warn(message);
   await installCapture(db);
   await installMessages(db);
   let tables = await loadTables(db);
@@ -98,21 +121,21 @@ export async function attachRealtime(server: Server, deps: RealtimeDeps): Promis
   const pruner = setInterval(prune, MESSAGE_PRUNE_MS).unref();
   const walletBudgets = new KeyedBuckets(MAX_WALLET_MESSAGES_PER_SECOND);
   const addressBudgets = new KeyedBuckets(MAX_API_REQUESTS_PER_ADDRESS_PER_SECOND);
-  const sweep = setInterval(() => {
+  const sweep = setInterval(guarded('the budget sweep', () => {
     walletBudgets.forgetFull();
     addressBudgets.forgetFull();
-  }, BUDGET_SWEEP_MS).unref();
+  }), BUDGET_SWEEP_MS).unref();
   // Shedding is told when it starts, within a second, then at most every SHED_REPORT_MS while it goes on.
   let shedReported = broadcastsShed();
   let shedReportedAt = -Infinity;
-  const shedWatch = setInterval(() => {
+  const shedWatch = setInterval(guarded('the shed report', () => {
     const now = performance.now();
     const total = broadcastsShed();
     if (total === shedReported || now - shedReportedAt < SHED_REPORT_MS) return;
     log(`realtime: shed ${total - shedReported} broadcasts: sockets behind kept only the newest of each sender's stream`);
     shedReported = total;
     shedReportedAt = now;
-  }, 1000).unref();
+  }), 1000).unref();
   let lastRefresh = performance.now();
   /** Re-reads the published tables; a call while one runs makes it read once more after. */
   const catalogue = createReloader(
@@ -128,6 +151,7 @@ export async function attachRealtime(server: Server, deps: RealtimeDeps): Promis
     (error) => log(`realtime: catalogue refresh failed: ${(error as Error).message}`),
   );
   let nextConnId = 1;
+  let received = 0;
 
   const hub: Hub = {
     verifyToken,
@@ -183,6 +207,17 @@ export async function attachRealtime(server: Server, deps: RealtimeDeps): Promis
       if (server.listenerCount('upgrade') === 1) refuse(socket, 404, 'Not found');
       return;
     }
+    // Counted from here, before the key is checked, so that slow checks cannot be piled up either.
+    const address = req.socket.remoteAddress ?? '';
+    const open = socketsPerAddress.get(address) ?? 0;
+    if (open >= maxSocketsPerAddress) return refuse(socket, 429, TOO_MANY_SOCKETS);
+    socketsPerAddress.set(address, open + 1);
+    // A refused, failed or finished socket closes, and is uncounted then.
+    socket.once('close', () => releaseSocket(address));
+    await accept(req, socket, head, url);
+  }
+
+  async function accept(req: IncomingMessage, socket: Duplex, head: Buffer, url: URL): Promise<void> {
     const apikey = url.searchParams.get('apikey');
     if (!apikey) return refuse(socket, 401, 'API key is missing');
     const vsn = url.searchParams.get('vsn') ?? '1.0.0';
@@ -196,6 +231,7 @@ export async function attachRealtime(server: Server, deps: RealtimeDeps): Promis
     }
     wss.handleUpgrade(req, socket, head, (ws) => {
       const id = nextConnId++;
+      ws.on('message', () => received++);
       const outbound = new Outbound(ws, socket, (queued) =>
         log(`realtime: closed socket #${id}: ${queued} bytes of replies and changes were left unread`),
       );
@@ -210,7 +246,12 @@ export async function attachRealtime(server: Server, deps: RealtimeDeps): Promis
         joins: new TokenBucket(MAX_JOINS_PER_SECOND),
         messages: new TokenBucket(MAX_MESSAGES_PER_SECOND),
       };
-      serveConnection(conn, hub);
+      try {
+        serveConnection(conn, hub);
+      } catch (error) {
+        log(`realtime: serving socket #${id} failed: ${errorMessage(error)}`);
+        ws.terminate();
+      }
     });
   }
 
@@ -234,6 +275,15 @@ export async function attachRealtime(server: Server, deps: RealtimeDeps): Promis
     handleHttp: (req, res, path) => handleBroadcastApi(req, res, path, api),
     endSession(sessionId) {
       for (const end of hub.sessionEnders) end(sessionId);
+    },
+    stats() {
+      let channels = 0;
+      const players = new Set<string>();
+      for (const members of topics.values()) {
+        channels += members.size;
+        for (const channel of members) if (channel.claims.role === 'authenticated' && channel.claims.sub) players.add(channel.claims.sub);
+      }
+      return { connections: wss.clients.size, channels, playersOnline: players.size, received };
     },
     async close() {
       clearInterval(sweep);

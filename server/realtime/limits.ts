@@ -4,6 +4,8 @@
  * they hold per socket (and per wallet), so one client cannot spend the whole server.
  */
 
+import { MAX_FIELD_BYTES } from './protocol.js';
+
 /** Channels one socket may have joined at once (hosted: 100 per connection). */
 export const MAX_CHANNELS_PER_SOCKET = 100;
 /** Joins one socket may ask for per second (hosted: 100 per second for a whole Free project). */
@@ -91,6 +93,22 @@ export const MESSAGE_PRUNE_MS = 60_000;
 /** Broadcasts stored for replay (`persist`) per second over the whole server; past it they are delivered but not stored. */
 export const MAX_PERSISTS_PER_SECOND = 200;
 
+/**
+ * Longest topic (with `realtime:`), broadcast event name, join_ref and ref, in UTF-8 bytes: the
+ * binary broadcast frames carry each length in one byte (realtime-js refuses longer ones too), so
+ * within these any message can always be encoded.
+ */
+export const MAX_NAME_BYTES = MAX_FIELD_BYTES;
+/** Longest presence key a join may ask for (`config.presence.key`), in UTF-8 bytes. */
+export const MAX_PRESENCE_KEY_BYTES = 255;
+/**
+ * postgres_changes bindings one join may carry. Hosted sets no number; a game channel uses a
+ * handful, and planning and matching cost grows with the bindings a socket holds.
+ */
+export const MAX_BINDINGS_PER_JOIN = 100;
+/** postgres_changes bindings (one per table a binding names) one socket may hold over all its channels. */
+export const MAX_BINDINGS_PER_SOCKET = 500;
+
 /** Hosted's reply when a socket has joined {@link MAX_CHANNELS_PER_SOCKET} channels. */
 export const TOO_MANY_CHANNELS = 'ChannelRateLimitReached: Too many channels';
 /**
@@ -136,6 +154,17 @@ export const REPLAY_PUBLIC = 'UnableToReplayMessages: Replay is not allowed for 
 export const REPLAY_INVALID = 'UnableToReplayMessages: Replay params are not valid';
 /** Hosted's join reply when the stored messages could not be read. */
 export const REPLAY_FAILED = 'UnableToReplayMessages: Realtime was unable to replay messages';
+
+/** The reply to a join whose topic is longer than {@link MAX_NAME_BYTES}. */
+export const TOPIC_TOO_LONG = `TopicTooLong: a topic has at most ${MAX_NAME_BYTES} bytes`;
+/** The reply to a broadcast whose event name is longer than {@link MAX_NAME_BYTES}. */
+export const EVENT_TOO_LONG = `EventTooLong: an event name has at most ${MAX_NAME_BYTES} bytes`;
+/** The reply to a join whose `config.presence.key` is longer than {@link MAX_PRESENCE_KEY_BYTES}. */
+export const PRESENCE_KEY_TOO_LONG = `PresenceKeyTooLong: a presence key has at most ${MAX_PRESENCE_KEY_BYTES} bytes`;
+/** The reply to a join carrying more than {@link MAX_BINDINGS_PER_JOIN} postgres_changes bindings. */
+export const TOO_MANY_BINDINGS_PER_JOIN = `TooManyBindings: a join carries at most ${MAX_BINDINGS_PER_JOIN} postgres_changes bindings`;
+/** The reply to a join that would take its socket past {@link MAX_BINDINGS_PER_SOCKET} bindings. */
+export const TOO_MANY_BINDINGS_PER_SOCKET = `TooManyBindings: a socket holds at most ${MAX_BINDINGS_PER_SOCKET} postgres_changes bindings`;
 
 /** Close reason for a socket whose unread replies and changes passed {@link MAX_QUEUED_DURABLE_BYTES}. */
 export const UNREAD_OVERFLOW = 'Too many unread messages';

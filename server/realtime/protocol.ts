@@ -43,16 +43,33 @@ const BINARY_ENCODING = 0;
 /** Thrown for frames that cannot be read as a Phoenix message. */
 export class MalformedFrame extends Error {}
 
+/**
+ * Longest join_ref, ref and message event of a frame, in UTF-8 bytes (as the one-byte lengths of
+ * the binary frames allow); a longer one makes the frame malformed.
+ */
+export const MAX_FIELD_BYTES = 255;
+
+/** Whether `text` has at most `max` bytes in UTF-8, without encoding it when its length already tells. */
+export function fitsBytes(text: string, max: number): boolean {
+  // A UTF-16 code unit takes at most 3 bytes in UTF-8 (a surrogate pair 4 for 2 units).
+  if (text.length * 3 <= max) return true;
+  return text.length <= max && Buffer.byteLength(text) <= max;
+}
+
 function refOrNull(value: unknown): string | null {
   if (value === null || value === undefined) return null;
-  if (typeof value === 'string') return value;
-  if (typeof value === 'number') return String(value);
-  throw new MalformedFrame('ref must be a string or null');
+  let ref: string;
+  if (typeof value === 'string') ref = value;
+  else if (typeof value === 'number') ref = String(value);
+  else throw new MalformedFrame('ref must be a string or null');
+  if (!fitsBytes(ref, MAX_FIELD_BYTES)) throw new MalformedFrame(`ref longer than ${MAX_FIELD_BYTES} bytes`);
+  return ref;
 }
 
 function checkedMessage(joinRef: unknown, ref: unknown, topic: unknown, event: unknown, payload: unknown): Message {
   if (typeof topic !== 'string' || topic === '') throw new MalformedFrame('topic must be a non-empty string');
   if (typeof event !== 'string' || event === '') throw new MalformedFrame('event must be a non-empty string');
+  if (!fitsBytes(event, MAX_FIELD_BYTES)) throw new MalformedFrame(`event longer than ${MAX_FIELD_BYTES} bytes`);
   return { joinRef: refOrNull(joinRef), ref: refOrNull(ref), topic, event, payload: payload ?? {} };
 }
 
@@ -129,7 +146,7 @@ export function encodeText(vsn: Vsn, message: Message): string {
 
 /** Whether a broadcast on `topic` fits the binary frame's one-byte lengths of topic and event. */
 export function fitsBinaryBroadcast(topic: string, event: string): boolean {
-  return Buffer.byteLength(topic) <= 255 && Buffer.byteLength(event) <= 255;
+  return fitsBytes(topic, MAX_FIELD_BYTES) && fitsBytes(event, MAX_FIELD_BYTES);
 }
 
 /**
@@ -150,7 +167,7 @@ export function encodeBinaryJsonBroadcast(topic: string, event: string, json: st
 function userBroadcast(topic: string, event: string, metaBytes: Buffer, encoding: number, body: Buffer): Buffer {
   const topicBytes = Buffer.from(topic);
   const eventBytes = Buffer.from(event);
-  if (topicBytes.length > 255 || eventBytes.length > 255) throw new MalformedFrame('topic or event longer than 255 bytes');
+  if (topicBytes.length > MAX_FIELD_BYTES || eventBytes.length > MAX_FIELD_BYTES) throw new MalformedFrame(`topic or event longer than ${MAX_FIELD_BYTES} bytes`);
   const header = Buffer.from([KIND_BROADCAST, topicBytes.length, eventBytes.length, metaBytes.length, encoding]);
   return Buffer.concat([header, topicBytes, eventBytes, metaBytes, body]);
 }

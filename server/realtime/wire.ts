@@ -1,6 +1,8 @@
 import type { Duplex } from 'node:stream';
 import type { WebSocket } from 'ws';
 import type { Conn } from './channel.js';
+import { errorMessage, guarded } from './guard.js';
+import { log } from '../log.js';
 import {
   MAX_QUEUED_BROADCAST_BYTES,
   MAX_QUEUED_DURABLE_BYTES,
@@ -36,6 +38,14 @@ export function broadcastsShed(): number {
   return shed;
 }
 
+/** Messages written to sockets since the server started, for the metrics. */
+let sent = 0;
+
+/** How many messages the server has written to Realtime sockets so far. */
+export function messagesSent(): number {
+  return sent;
+}
+
 /**
  * The messages one socket was due in a turn and their frames in one buffer: the next socket due
  * the very same messages in the same order (every subscriber of a batch of changes) is written
@@ -47,11 +57,19 @@ interface Framed {
   bytes: Buffer;
 }
 
+/** Writes every queue due this turn; one socket whose write fails is ended, the others are written. */
 function writeAllDue(): void {
   const now = [...due];
   due.clear();
   let last: Framed | null = null;
-  for (const outbound of now) last = outbound.writeDue(last);
+  for (const outbound of now) {
+    try {
+      last = outbound.writeDue(last);
+    } catch (error) {
+      log.error(`realtime: writing to a socket failed: ${errorMessage(error)}`);
+      outbound.abandon();
+    }
+  }
 }
 
 function sameMessages(framed: Framed, data: Buffer[], binary: boolean[]): boolean {
@@ -158,7 +176,7 @@ export class Outbound {
     private readonly socket: Duplex,
     private readonly onOverflow: (queuedBytes: number) => void,
   ) {
-    socket.on('drain', () => this.flush());
+    socket.on('drain', guarded('handing queued messages to a socket', () => this.flush(), () => this.abandon()));
   }
 
   /** Bytes waiting in this queue (not yet handed to the socket). */
@@ -230,6 +248,7 @@ export class Outbound {
     this.dueBytes = 0;
     if (data.length === 0 || this.ws.readyState !== this.ws.OPEN) return previous;
     const framed = previous && sameMessages(previous, data, binary) ? previous : { data, binary, bytes: frameAll(data, binary, bytes) };
+    sent += data.length;
     if (this.socket.write(framed.bytes)) this.flush();
     return framed;
   }
@@ -254,6 +273,20 @@ export class Outbound {
       this.ephemeralBytes -= queued.data.length;
       this.send(queued.data, queued.binary);
     }
+  }
+
+  /** Drops everything queued and ends the socket at once: what a failure to write it leaves. */
+  abandon(): void {
+    this.closing = true;
+    this.durableQueue.clear();
+    this.ephemeralQueue.clear();
+    this.durableBytes = 0;
+    this.ephemeralBytes = 0;
+    this.dueData = [];
+    this.dueBinary = [];
+    this.dueBytes = 0;
+    due.delete(this);
+    this.ws.terminate();
   }
 
   private overflow(): void {

@@ -1,31 +1,50 @@
 import { LARGE_TEXT_CHARS, type TableInfo } from './catalog.js';
 import { RestError } from './errors.js';
-import { PATTERN_OPERATORS, type Condition, type Filter, type RequestQuery } from './query.js';
+import { isFts, PATTERN_OPERATORS, type Condition, type EmbedQuery, type FieldRef, type Filter, type OrderTerm, type RequestQuery } from './query.js';
 
 /**
- * What one REST request may ask of the database (pattern filters also skip the large columns of
- * {@link LARGE_TEXT_CHARS}). Each limit refuses, before any SQL runs, a
- * request shape whose cost grows with data a stranger controls, so that it cannot hold the
- * database while every other player waits (README, "Requests the server refuses").
+ * What one REST request may ask of the database. Each limit refuses, before any SQL runs, a
+ * request shape whose cost grows with something a stranger controls (a list, a tree, a pattern,
+ * the data it scans), so that it cannot hold the database while every other player waits
+ * (README, "Requests the server refuses"; every operator and its bound: docs/rest-bounds.md).
  */
 export const REQUEST_BOUNDS = Object.freeze({
-  /** Longest `like`/`ilike` pattern. */
+  /** Longest `like`/`ilike`/`match`/`imatch` pattern; the patterns of an `(any)`/`(all)` list together. */
   patternChars: 100,
-  /** Most values in one `in.(...)` list. */
-  inValues: 100,
+  /** Longest full-text search text (`fts`, `plfts`, `phfts`, `wfts`). */
+  searchChars: 100,
+  /**
+   * Most values in one list: `in.(...)`, `op(any).{...}`, `op(all).{...}`, the elements of a
+   * `cs`/`cd`/`ov`/range value, `columns=` and `on_conflict=`.
+   */
+  listValues: 100,
   /** Deepest nesting of `or`/`and` groups. */
   logicDepth: 3,
   /** Most conditions in one `or`/`and` tree. */
   logicConditions: 50,
+  /** Most conditions in one request: its filters and trees, embedded resources' included. */
+  conditions: 100,
+  /** Most items in one select list (`*` is one). */
+  selectItems: 50,
+  /** Most JSON steps (`->`, `->>`) after one column. */
+  jsonSteps: 10,
+  /** Most terms in one `order`. */
+  orderTerms: 10,
   /** Largest `offset`: deeper pages are read by filtering on an ordered key. */
   offset: 100_000,
   /** Most rows a read may return when it selects a large column (one voice clip is up to 1 MB). */
   largeColumnRows: 1,
   /** Deepest nesting of embedded resources (`a(b(c(*)))` is 3). */
   embedDepth: 3,
-  /** Most embedded resources beside each other in one select. */
+  /** Most embedded resources in one request, at every level together. */
   embeds: 10,
 });
+
+/**
+ * The operators a large column may be filtered with: `is` reads no byte of the value, and
+ * `eq`/`neq` compare lengths before bytes. Any other operator reads every byte of every clip.
+ */
+const LARGE_COLUMN_OPERATORS: ReadonlySet<string> = new Set(['is', 'eq', 'neq']);
 
 /** Refuses embedded resources nested deeper or listed wider than {@link REQUEST_BOUNDS}. */
 export function checkEmbedBounds(depth: number, count: number): void {
@@ -110,13 +129,107 @@ function pinnedByKey(table: TableInfo, query: RequestQuery): boolean {
   return table.primaryKey.length > 0 && table.primaryKey.every((column) => pinned.has(column));
 }
 
+/** Every embedded resource of `query`, at every level. */
+function embedsOf(query: RequestQuery): EmbedQuery[] {
+  return query.embeds.flatMap((embed) => [embed, ...embedsOf(embed.query)]);
+}
+
+/** How a condition's operator is written in a request: `lt(any)`, `not.like`, `fts(english)`. */
+function operatorText(condition: Condition): string {
+  const modifier = 'quantifier' in condition && condition.quantifier ? `(${condition.quantifier})` : 'config' in condition && condition.config ? `(${condition.config})` : '';
+  return `${condition.negate ? 'not.' : ''}${condition.op}${modifier}`;
+}
+
 /**
- * Refuses a parsed request on `table` that passes one of {@link REQUEST_BOUNDS} or sorts without
- * an index; `read` says whether it is a GET/HEAD, whose selected columns are then bounded too.
- * `sortNeedsIndex` is false for a function's result, which the function has already produced
- * in full: sorting it costs no more than producing it.
+ * The number of values a list as written holds (`a,"b,c",d` is 3): its commas outside double
+ * quotes, plus one. For an array `{1,2,3}` that is its elements, for a range `[1,5)` its two
+ * bounds, for JSON at least its number of values. Counted without splitting, so that a refused
+ * list costs one pass over its characters.
  */
-export function checkQueryBounds(table: TableInfo, query: RequestQuery, read: boolean, sortNeedsIndex = true): void {
+function valueCount(list: string): number {
+  let commas = 0;
+  let quoted = false;
+  for (let i = 0; i < list.length; i++) {
+    const ch = list.charCodeAt(i);
+    if (quoted && ch === 0x5c) i++;
+    else if (ch === 0x22) quoted = !quoted;
+    else if (ch === 0x2c && !quoted) commas++;
+  }
+  return commas + 1;
+}
+
+/**
+ * Refuses, while a condition is parsed and before its list is split, a list of more than
+ * {@link REQUEST_BOUNDS.listValues} values as written: `in.(...)`, `op(any).{...}`,
+ * `op(all).{...}` or the elements of a `cs`, `cd`, `ov` or range operator's value. `form` names the
+ * operator (`lt(any)`), `written` how the condition reads (`x=lt(any).{...}`).
+ */
+export function checkListLength(written: string, form: string, list: string): void {
+  const count = valueCount(list);
+  if (count > REQUEST_BOUNDS.listValues) {
+    throw refuse('TS102', `${form} list too long`, `${written} lists ${count} values; at most ${REQUEST_BOUNDS.listValues}`, 'Split the list over several requests');
+  }
+}
+
+/** Refuses a column reference with more JSON steps than {@link REQUEST_BOUNDS.jsonSteps}. */
+function checkField(field: FieldRef): void {
+  if (field.path.length > REQUEST_BOUNDS.jsonSteps) {
+    throw refuse(
+      'TS110',
+      'JSON path too long',
+      `${field.column} is followed by ${field.path.length} JSON steps; at most ${REQUEST_BOUNDS.jsonSteps}`,
+      'Read the JSON value and walk it in the client',
+    );
+  }
+}
+
+/**
+ * Refuses a condition on `table` whose cost grows with what the client sends or with the size of
+ * a large column: any operator but `is`, `eq`, `neq` on a large column (TS101), a pattern or
+ * search text too long (TS101), a JSON path too long (TS110). Lists were counted while parsing.
+ */
+function checkCondition(table: TableInfo, condition: Condition): void {
+  const column = condition.field.column;
+  checkField(condition.field);
+  const limit = table.largeText.get(column);
+  const quantified = 'quantifier' in condition && !!condition.quantifier;
+  if (limit !== undefined && (!LARGE_COLUMN_OPERATORS.has(condition.op) || quantified || condition.field.path.length)) {
+    const kind = PATTERN_OPERATORS.has(condition.op) ? 'Pattern filter' : isFts(condition.op) ? 'Full-text filter' : 'Filter';
+    throw refuse(
+      'TS101',
+      `${kind} on a large column: ${table.name}.${column}`,
+      `${operatorText(condition).replace(/^not\./, '')}${condition.field.path.length ? ' on a JSON path' : ''} is allowed on text columns of at most ${LARGE_TEXT_CHARS} characters; ${column} holds up to ${limit}`,
+      'Filter on another column (eq, in, gt, ...)',
+    );
+  }
+  if (PATTERN_OPERATORS.has(condition.op) && 'value' in condition) {
+    const chars = quantified ? condition.values!.reduce((sum, v) => sum + v.length, 0) : condition.value.length;
+    if (chars > REQUEST_BOUNDS.patternChars) {
+      throw refuse(
+        'TS101',
+        'Pattern too long',
+        quantified
+          ? `${operatorText(condition)} patterns have at most ${REQUEST_BOUNDS.patternChars} characters together; these have ${chars}`
+          : `${condition.op} patterns have at most ${REQUEST_BOUNDS.patternChars} characters; this one has ${chars}`,
+        'Use a shorter pattern',
+      );
+    }
+  }
+  if (isFts(condition.op) && 'value' in condition && condition.value.length > REQUEST_BOUNDS.searchChars) {
+    throw refuse(
+      'TS101',
+      'Search text too long',
+      `${condition.op} search texts have at most ${REQUEST_BOUNDS.searchChars} characters; this one has ${condition.value.length}`,
+      'Search for fewer words',
+    );
+  }
+}
+
+/**
+ * Refuses what one level of a request (the table's own select, filters and order) asks beyond
+ * {@link REQUEST_BOUNDS}, then each of its embedded resources in turn.
+ */
+function checkLevel(table: TableInfo, query: RequestQuery, read: boolean, sortNeedsIndex: boolean): void {
   // An aggregate reads every matching row whatever the limit (which counts groups): over a large
   // column it is a bulk read unless the primary key pins one row.
   const largeAggregated = [...new Set(query.select.filter((item) => item.aggregate && table.largeText.has(item.field.column)).map((item) => item.field.column))];
@@ -137,6 +250,15 @@ export function checkQueryBounds(table: TableInfo, query: RequestQuery, read: bo
       `Select the other columns (select=${table.columns.filter((c) => !table.largeText.has(c)).join(',')}), then each large value by its key`,
     );
   }
+  if (query.selectItems > REQUEST_BOUNDS.selectItems) {
+    throw refuse(
+      'TS109',
+      'Select list too long',
+      `the select of ${table.name} lists ${query.selectItems} items; at most ${REQUEST_BOUNDS.selectItems}`,
+      'Select each column once, or use *',
+    );
+  }
+  for (const item of query.select) checkField(item.field);
   for (const embed of query.embeds) {
     const large = embed.query.select.map((item) => item.field.column).filter((column) => embed.table.largeText.has(column));
     if (large.length) {
@@ -147,38 +269,9 @@ export function checkQueryBounds(table: TableInfo, query: RequestQuery, read: bo
         `Read ${embed.table.name} on its own with eq on ${embed.table.primaryKey.join(', ')}`,
       );
     }
-    checkQueryBounds(embed.table, embed.query, false, false);
+    checkLevel(embed.table, embed.query, false, false);
   }
-  for (const filter of conditionsOf(query.filters)) {
-    const column = filter.field.column;
-    if (PATTERN_OPERATORS.has(filter.op) && 'value' in filter) {
-      const limit = table.largeText.get(column);
-      if (limit !== undefined) {
-        throw refuse(
-          'TS101',
-          `Pattern filter on a large column: ${table.name}.${column}`,
-          `${filter.op} is allowed on text columns of at most ${LARGE_TEXT_CHARS} characters; ${column} holds up to ${limit}`,
-          'Filter on another column (eq, in, gt, ...)',
-        );
-      }
-      if (filter.value.length > REQUEST_BOUNDS.patternChars) {
-        throw refuse(
-          'TS101',
-          'Pattern too long',
-          `${filter.op} patterns have at most ${REQUEST_BOUNDS.patternChars} characters; this one has ${filter.value.length}`,
-          'Use a shorter pattern',
-        );
-      }
-    }
-    if (filter.op === 'in' && filter.values.length > REQUEST_BOUNDS.inValues) {
-      throw refuse(
-        'TS102',
-        'in list too long',
-        `${column}=in.(...) lists ${filter.values.length} values; at most ${REQUEST_BOUNDS.inValues}`,
-        'Split the list over several requests',
-      );
-    }
-  }
+  for (const condition of conditionsOf(query.filters)) checkCondition(table, condition);
   if (query.offset > REQUEST_BOUNDS.offset) {
     throw refuse(
       'TS104',
@@ -187,12 +280,64 @@ export function checkQueryBounds(table: TableInfo, query: RequestQuery, read: bo
       'Page by filtering on the ordered column (for example x=gt.<last x>) instead of an offset',
     );
   }
-  if (sortNeedsIndex && query.order.length && !followsAnIndex(table, query.order)) {
+  checkOrder(table, query.order, sortNeedsIndex);
+  for (const [name, list] of [['columns', query.columns], ['on_conflict', query.onConflict]] as const) {
+    if (list && list.length > REQUEST_BOUNDS.listValues) {
+      throw refuse('TS102', `${name} list too long`, `${name}=... lists ${list.length} values; at most ${REQUEST_BOUNDS.listValues}`, 'Split the list over several requests');
+    }
+  }
+}
+
+/** Refuses an `order` longer than {@link REQUEST_BOUNDS.orderTerms}, on a large column, or (when `needsIndex`) that no index serves. */
+function checkOrder(table: TableInfo, order: OrderTerm[], needsIndex: boolean): void {
+  const written = `order=${order.map((term) => `${term.field.column}.${term.descending ? 'desc' : 'asc'}`).join(',')}`;
+  if (order.length > REQUEST_BOUNDS.orderTerms) {
+    throw refuse('TS111', 'Order too long', `order on ${table.name} has ${order.length} terms; at most ${REQUEST_BOUNDS.orderTerms}`, 'Order by the columns of one index');
+  }
+  for (const term of order) checkField(term.field);
+  const large = order.find((term) => table.largeText.has(term.field.column));
+  if (large) {
+    throw refuse(
+      'TS105',
+      `Sort on a large column: ${table.name}.${large.field.column}`,
+      `${written} compares values of up to ${table.largeText.get(large.field.column)} characters`,
+      'Order by another column',
+    );
+  }
+  if (needsIndex && order.length && !followsAnIndex(table, order)) {
     throw refuse(
       'TS105',
       `Sort without an index on ${table.name}`,
-      `order=${query.order.map((term) => `${term.field.column}.${term.descending ? 'desc' : 'asc'}`).join(',')} is not the leading columns of an index; indexed orders: ${table.indexes.map((index) => index.join(',')).join(' | ') || 'none'}`,
+      `${written} is not the leading columns of an index; indexed orders: ${table.indexes.map((index) => index.join(',')).join(' | ') || 'none'}`,
       'Order by indexed columns, all ascending or all descending',
     );
   }
+}
+
+/**
+ * Refuses a parsed request on `table` that passes one of {@link REQUEST_BOUNDS} or sorts without
+ * an index; `read` says whether it is a GET/HEAD, whose selected columns are then bounded too.
+ * `sortNeedsIndex` is false for a function's result, which the function has already produced
+ * in full: sorting it costs no more than producing it (its order is still bounded in length).
+ */
+export function checkQueryBounds(table: TableInfo, query: RequestQuery, read: boolean, sortNeedsIndex = true): void {
+  const embeds = embedsOf(query);
+  if (embeds.length > REQUEST_BOUNDS.embeds) {
+    throw refuse(
+      'TS107',
+      'Too many embedded resources',
+      `the select embeds ${embeds.length} resources in all; at most ${REQUEST_BOUNDS.embeds}`,
+      'Read the related rows in a separate request',
+    );
+  }
+  const conditions = [query, ...embeds.map((embed) => embed.query)].reduce((sum, level) => sum + conditionsOf(level.filters).length, 0);
+  if (conditions > REQUEST_BOUNDS.conditions) {
+    throw refuse(
+      'TS108',
+      'Too many conditions',
+      `the request has ${conditions} conditions; at most ${REQUEST_BOUNDS.conditions}`,
+      'Split the request, or filter with in.(...)',
+    );
+  }
+  checkLevel(table, query, read, sortNeedsIndex);
 }

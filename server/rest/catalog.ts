@@ -19,6 +19,8 @@ export interface TableInfo {
   largeText: Map<string, number>;
   /** The columns of each plain-column btree index, in index order (primary key included). */
   indexes: string[][];
+  /** Columns whose collation is not the database's default, each with its qualified, quoted name. */
+  collations: Map<string, string>;
 }
 
 /**
@@ -96,6 +98,8 @@ interface CatalogRow {
   view: boolean;
   columns: string[];
   types: string[];
+  /** Each column's collation when it is not the default (oid 100), else null. */
+  collations: (string | null)[];
   uniques: string[][] | null;
   primary_key: string[];
   /** `[column, varchar length or null]` for each text-like column. */
@@ -115,6 +119,11 @@ export async function loadCatalog(db: Database, schema: string): Promise<Catalog
              where a.attrelid = c.oid and a.attnum > 0 and not a.attisdropped order by a.attnum) as columns,
        array(select format_type(a.atttypid, a.atttypmod) from pg_attribute a
              where a.attrelid = c.oid and a.attnum > 0 and not a.attisdropped order by a.attnum) as types,
+       array(select case when a.attcollation not in (0, 100) then
+                      (select quote_ident(cn.nspname) || '.' || quote_ident(co.collname) from pg_collation co
+                       join pg_namespace cn on cn.oid = co.collnamespace where co.oid = a.attcollation) end
+             from pg_attribute a
+             where a.attrelid = c.oid and a.attnum > 0 and not a.attisdropped order by a.attnum) as collations,
        (select json_agg(array(select a.attname::text from unnest(i.indkey::int2[]) as k(attnum)
                               join pg_attribute a on a.attrelid = i.indrelid and a.attnum = k.attnum))
           from pg_index i where i.indrelid = c.oid and i.indisunique and i.indexprs is null and i.indpred is null) as uniques,
@@ -145,9 +154,10 @@ export async function loadCatalog(db: Database, schema: string): Promise<Catalog
         if (limit !== undefined && limit > LARGE_TEXT_CHARS) largeText.set(column, limit);
       }
       const types = new Map(r.columns.map((column, i) => [column, r.types[i]!]));
+      const collations = new Map(r.columns.flatMap((column, i) => (r.collations[i] ? [[column, r.collations[i]!] as const] : [])));
       const table: TableInfo = {
         schema, name: r.name, columns: r.columns, types, view: r.view, primaryKey: r.primary_key,
-        uniques: r.uniques ?? [], largeText, indexes: r.indexes ?? [],
+        uniques: r.uniques ?? [], largeText, indexes: r.indexes ?? [], collations,
       };
       return [r.name, table];
     }),

@@ -9,6 +9,7 @@ import { isJsonObject } from '../http/json.js';
 import { checkLogicTrees, checkQueryBounds } from './bounds.js';
 import { ident, tableOf, type Catalog } from './catalog.js';
 import { invalidPathError, RestError, toRestError } from './errors.js';
+import { createCallerGate } from './gate.js';
 import { parsePrefer, wantsCsv, wantsNullsStripped, wantsSingleObject, type Preferences } from './prefer.js';
 import { parseQuery } from './query.js';
 import { planRpc } from './rpc.js';
@@ -254,6 +255,57 @@ async function readRpcBody(req: IncomingMessage): Promise<unknown> {
   return readJsonBody(req);
 }
 
+/** Serves a table request once its caller's turn has come: plans it, runs it and answers. */
+async function serveTable(req: IncomingMessage, res: ServerResponse, scoped: SchemaContext, claims: Claims, tableName: string, params: URLSearchParams): Promise<void> {
+  const { query, prefer, statement, read } = await plan(req, scoped, tableName, params);
+  const method = req.method!;
+  const single = wantsSingleObject(req);
+  const representation = read || prefer.representation;
+  const row = statement ? await run(scoped.db, claims, statement, single, prefer, !read, scoped.catalog.schema) : null;
+  const status = successStatus(method, row, row?.total ?? null, query.offset, representation);
+  const headers: Record<string, string> = {};
+  if (prefer.applied.length) headers['Preference-Applied'] = prefer.applied.join(', ');
+  if (row && (read || row.total !== null)) {
+    const range = row.page > 0 ? `${query.offset}-${query.offset + row.page - 1}` : '*';
+    headers['Content-Range'] = `${range}/${row.total ?? '*'}`;
+  }
+  if (method === 'HEAD') {
+    res.writeHead(status, headers);
+    res.end();
+    return;
+  }
+  const body = row && representation ? row.body ?? '[]' : method === 'POST' && representation ? '[]' : undefined;
+  if (body !== undefined && wantsCsv(req)) {
+    res.writeHead(status, { ...headers, 'Content-Type': 'text/csv; charset=utf-8' });
+    res.end(single ? body : toCsv(body));
+    return;
+  }
+  sendJson(res, status, body !== undefined && wantsNullsStripped(req) ? JSON.stringify(stripNulls(JSON.parse(body))) : body, headers);
+}
+
+/** The turns of each caller in this process (the server runs one REST handler). */
+const gate = createCallerGate();
+
+/**
+ * Who a request counts against at the gate: the signed-in user, else (anon) the address it
+ * comes from; null for the service role, which is the project's own code.
+ */
+function callerOf(req: IncomingMessage, claims: Claims): string | null {
+  if (claims.role === 'service_role') return null;
+  return typeof claims.sub === 'string' ? `user:${claims.sub}` : `address:${req.socket.remoteAddress ?? ''}`;
+}
+
+/** Runs `serve` in a turn of the request's caller (see {@link createCallerGate}). */
+async function inTurn(req: IncomingMessage, claims: Claims, serve: () => Promise<void>): Promise<void> {
+  const caller = callerOf(req, claims);
+  const leave = caller === null ? null : await gate.enter(caller);
+  try {
+    await serve();
+  } finally {
+    leave?.();
+  }
+}
+
 /**
  * Serves `/rest/v1/<table>` (`path` is the part after `/rest/v1`): the PostgREST subset of the
  * wire-protocol reference, each request in one transaction under the caller's role and claims.
@@ -269,7 +321,7 @@ export async function handleRest(req: IncomingMessage, res: ServerResponse, path
     const url = new URL(req.url ?? '/', 'http://x');
     const rpc = /^\/rpc\/([^/]+)$/.exec(path);
     if (rpc) {
-      await serveRpc(req, res, decodeURIComponent(rpc[1]!), url.searchParams, scoped, claims);
+      await inTurn(req, claims, () => serveRpc(req, res, decodeURIComponent(rpc[1]!), url.searchParams, scoped, claims));
       return;
     }
     const tableName = tableNameOf(path);
@@ -282,30 +334,7 @@ export async function handleRest(req: IncomingMessage, res: ServerResponse, path
         throw refused;
       }
     }
-    const { query, prefer, statement, read } = await plan(req, scoped, tableName, url.searchParams);
-    const method = req.method!;
-    const single = wantsSingleObject(req);
-    const representation = read || prefer.representation;
-    const row = statement ? await run(ctx.db, claims, statement, single, prefer, !read, scoped.catalog.schema) : null;
-    const status = successStatus(method, row, row?.total ?? null, query.offset, representation);
-    const headers: Record<string, string> = {};
-    if (prefer.applied.length) headers['Preference-Applied'] = prefer.applied.join(', ');
-    if (row && (read || row.total !== null)) {
-      const range = row.page > 0 ? `${query.offset}-${query.offset + row.page - 1}` : '*';
-      headers['Content-Range'] = `${range}/${row.total ?? '*'}`;
-    }
-    if (method === 'HEAD') {
-      res.writeHead(status, headers);
-      res.end();
-      return;
-    }
-    const body = row && representation ? row.body ?? '[]' : method === 'POST' && representation ? '[]' : undefined;
-    if (body !== undefined && wantsCsv(req)) {
-      res.writeHead(status, { ...headers, 'Content-Type': 'text/csv; charset=utf-8' });
-      res.end(single ? body : toCsv(body));
-      return;
-    }
-    sendJson(res, status, body !== undefined && wantsNullsStripped(req) ? JSON.stringify(stripNulls(JSON.parse(body))) : body, headers);
+    await inTurn(req, claims, () => serveTable(req, res, scoped, claims, tableName, url.searchParams));
   } catch (error) {
     const refusal = toRestError(error, authenticated);
     if (refusalKey) ctx.refusals.remember(refusalKey, refusal);

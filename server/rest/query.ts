@@ -1,5 +1,5 @@
 import { checkColumn, type Catalog, type FunctionInfo, type TableInfo } from './catalog.js';
-import { checkEmbedBounds } from './bounds.js';
+import { checkEmbedBounds, checkListLength } from './bounds.js';
 import { computedColumn, resolveEmbed, type Relationship } from './embed.js';
 import { parseError, RestError } from './errors.js';
 
@@ -11,6 +11,9 @@ const OPERATORS = {
 
 /** Full-text search operators and the function that turns their value into a tsquery. */
 const FTS = { fts: 'to_tsquery', plfts: 'plainto_tsquery', phfts: 'phraseto_tsquery', wfts: 'websearch_to_tsquery' } as const;
+
+/** Operators whose value is one literal of the column's own type (arrays, ranges, jsonb), which may list elements. */
+export const TYPED_OPERATORS: ReadonlySet<string> = new Set(['cs', 'cd', 'ov', 'sl', 'sr', 'nxl', 'nxr', 'adj']);
 
 /** Operators whose value is a pattern (bounded by REQUEST_BOUNDS.patternChars). */
 export const PATTERN_OPERATORS: ReadonlySet<string> = new Set(['like', 'ilike', 'match', 'imatch']);
@@ -90,6 +93,8 @@ export interface EmbedQuery {
 /** What the query string of a table request asks for. */
 export interface RequestQuery {
   select: SelectField[];
+  /** The number of items the select lists as written: `*`, each field and each embedded resource count one. */
+  selectItems: number;
   embeds: EmbedQuery[];
   filters: Filter[];
   order: OrderTerm[];
@@ -255,12 +260,19 @@ function parseCondition(field: FieldRef, raw: string): Condition {
   const fail = () => parseError(`"failed to parse filter (${raw})" (line 1, column 1)`, `unexpected "${head}" expecting an operator`);
   if (dot < 0) throw fail();
   if (op in FTS) return { kind: 'condition', field, negate, op: op as keyof typeof FTS, value, config: modifier || undefined };
+  const not = negate ? 'not.' : '';
   if (op in OPERATORS) {
-    if (modifier === undefined) return { kind: 'condition', field, negate, op: op as keyof typeof OPERATORS, value };
+    if (modifier === undefined) {
+      if (TYPED_OPERATORS.has(op)) checkListLength(`${field.column}=${not}${op}.${value.slice(0, 1)}...${value.slice(-1)}`, op, value);
+      return { kind: 'condition', field, negate, op: op as keyof typeof OPERATORS, value };
+    }
     if ((modifier !== 'any' && modifier !== 'all') || !/^\{.*\}$/s.test(value)) throw fail();
-    return { kind: 'condition', field, negate, op: op as keyof typeof OPERATORS, value, quantifier: modifier, values: splitList(value.slice(1, -1)) };
+    checkListLength(`${field.column}=${not}${op}(${modifier}).{...}`, `${op}(${modifier})`, value);
+    // A set: repeating a value changes no answer, and `eq(all)`/`neq(any)` then stop at the second value.
+    return { kind: 'condition', field, negate, op: op as keyof typeof OPERATORS, value, quantifier: modifier, values: [...new Set(splitList(value.slice(1, -1)))] };
   }
   if (op === 'in' && modifier === undefined && value.startsWith('(') && value.endsWith(')')) {
+    checkListLength(`${field.column}=${not}in.(...)`, 'in', value);
     return { kind: 'condition', field, negate, op: 'in', values: [...new Set(splitList(value.slice(1, -1)))] };
   }
   if (op === 'is' && ['null', 'not_null', 'true', 'false', 'unknown'].includes(value.toLowerCase())) {
@@ -346,7 +358,8 @@ export function parseFilters(table: TableInfo, params: URLSearchParams, skip: Re
 export function parseQuery(catalog: Catalog, table: TableInfo, params: URLSearchParams, skip?: ReadonlySet<string>, depth = 0): RequestQuery {
   const raw = params.get('select');
   const items: EmbedItem[] = [];
-  const select = parseSelect(catalog, table, depth === 0 && !raw?.trim() ? '*' : raw ?? '', items, depth ? `${table.name}_${depth}` : table.name);
+  const selectText = depth === 0 && !raw?.trim() ? '*' : raw ?? '';
+  const select = parseSelect(catalog, table, selectText, items, depth ? `${table.name}_${depth}` : table.name);
   checkEmbedBounds(depth + (items.length ? 1 : 0), items.length);
   const own = new URLSearchParams();
   const childParams = items.map((item) => new URLSearchParams({ select: item.select }));
@@ -383,6 +396,7 @@ export function parseQuery(catalog: Catalog, table: TableInfo, params: URLSearch
   const onConflict = own.get('on_conflict');
   return {
     select,
+    selectItems: selectText.trim() ? splitTopLevel(selectText).length : 0,
     embeds,
     filters: parseFilters(table, own, skip),
     order: order ? parseOrder(table, order) : [],

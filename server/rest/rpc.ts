@@ -48,7 +48,7 @@ function resultTable(catalog: Catalog, fn: FunctionInfo): TableInfo | null {
   if (!fn.resultColumns.length) return null;
   return {
     schema: fn.schema, name: fn.name, columns: fn.resultColumns.map(([column]) => column), types: new Map(fn.resultColumns), view: true,
-    primaryKey: [], uniques: [], largeText: new Map(), indexes: [],
+    primaryKey: [], uniques: [], largeText: new Map(), indexes: [], collations: new Map(),
   };
 }
 

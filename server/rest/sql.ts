@@ -1,6 +1,6 @@
 import { ident, qualified, type TableInfo } from './catalog.js';
 import { RestError } from './errors.js';
-import { ftsFunction, isFts, operatorSql, type Condition, type EmbedQuery, type FieldRef, type Filter, type OrderTerm, type RequestQuery } from './query.js';
+import { ftsFunction, isFts, operatorSql, TYPED_OPERATORS, type Condition, type EmbedQuery, type FieldRef, type Filter, type OrderTerm, type RequestQuery } from './query.js';
 import type { Preferences } from './prefer.js';
 
 /** One statement with its parameters. Identifiers come from the catalog; values are parameters. */
@@ -35,8 +35,29 @@ function fieldSql(table: TableInfo, field: FieldRef, params: unknown[], q = iden
   return sql;
 }
 
-/** Operators whose value is read as the column's own type (arrays, ranges, jsonb). */
-const TYPED_OPERATORS = new Set(['cs', 'cd', 'ov', 'sl', 'sr', 'nxl', 'nxr', 'adj']);
+/** The ordering operators, whose quantified lists reduce to one value. */
+type Ordering = 'lt' | 'lte' | 'gt' | 'gte';
+const isOrdering = (op: string): op is Ordering => op === 'lt' || op === 'lte' || op === 'gt' || op === 'gte';
+
+/** ` collate <name>` when a plain column's collation is not the database's default, else ''. */
+function collation(table: TableInfo, field: FieldRef): string {
+  const name = field.path.length ? undefined : table.collations.get(field.column);
+  return name ? ` collate ${name}` : '';
+}
+
+/**
+ * `field < any(list)` as `field < greatest(list)`, and each other ordering operator and
+ * quantifier with the list's greatest or least value: the same rows (list values are never
+ * null), but one comparison per row, constant-folded at planning so that an index serves it,
+ * instead of one per value. An empty list is false for `any` and true for `all`, as in SQL.
+ */
+function extremeSql(op: Ordering, quantifier: 'any' | 'all', field: string, values: string[], type: string, collate: string, params: unknown[]): string {
+  if (!values.length) return quantifier === 'any' ? 'false' : 'true';
+  const below = op === 'lt' || op === 'lte';
+  const extreme = below === (quantifier === 'any') ? 'greatest' : 'least';
+  const cast = `::${type.startsWith('"') ? 'text' : type}`;
+  return `${field} ${operatorSql(op)} ${extreme}(${values.map((v) => `${bind(params, v)}${cast}${collate}`).join(', ')})`;
+}
 
 function conditionSql(table: TableInfo, condition: Condition, params: unknown[], q: string): string {
   const field = fieldSql(table, condition.field, params, q);
@@ -54,7 +75,9 @@ function conditionSql(table: TableInfo, condition: Condition, params: unknown[],
     const pattern = condition.op === 'like' || condition.op === 'ilike';
     const sqlOp = operatorSql(condition.op);
     const quantified = 'quantifier' in condition && condition.quantifier;
-    if (quantified) {
+    if (quantified && isOrdering(condition.op)) {
+      sql = extremeSql(condition.op, condition.quantifier!, field, condition.values!, plainType, collation(table, condition.field), params);
+    } else if (quantified) {
       const values = condition.values!.map((v) => (pattern ? v.replaceAll('*', '%') : v));
       sql = `${field} ${sqlOp} ${condition.quantifier}(${bind(params, values)}::${pattern || plainType.startsWith('"') ? 'text' : plainType}[])`;
     } else {

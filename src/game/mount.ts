@@ -7,6 +7,7 @@
 import { TILE_SIZE } from '../../components/constants.js';
 import type { GameCommand } from '../../components/hud.js';
 import type { NetQueues } from '../../components/network.js';
+import { rectBetween, type ClaimTool } from '../../components/claims.js';
 import { inventoryView } from '../../components/inventory.js';
 import { spawnLocalPlayer } from '../../components/players.js';
 import { WORLD_SEED } from '../../components/terrain.js';
@@ -22,6 +23,8 @@ import type { GameHandle, MountOptions } from './types.js';
 export interface MountedGame extends GameHandle {
   queues: NetQueues;
   world: GameWorld;
+  /** The size of the drawn view in pixels (the canvas's). */
+  viewSize(): { width: number; height: number };
 }
 
 /** A touch held this long on a tile removes its block; a shorter tap places one. */
@@ -39,6 +42,27 @@ function canvasPoint(canvas: HTMLCanvasElement, ev: MouseEvent): { x: number; y:
 
 function isTyping(target: EventTarget | null): boolean {
   return target instanceof HTMLElement && (target.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(target.tagName));
+}
+
+/** A drag with the claim tool starts at `tile`: a 1x1 rectangle so far. */
+function startClaimDrag(tool: ClaimTool, tile: { tileX: number; tileY: number }): void {
+  tool.anchor = { x: tile.tileX, y: tile.tileY };
+  tool.draft = rectBetween(tool.anchor, tool.anchor);
+}
+
+/** The drag reaches `tile`: the rectangle spans from the first corner to it. */
+function dragClaimTo(tool: ClaimTool, tile: { tileX: number; tileY: number }): void {
+  if (tool.anchor) tool.draft = rectBetween(tool.anchor, { x: tile.tileX, y: tile.tileY });
+}
+
+/** A tap with the claim tool: the first sets one corner, the second the opposite one; a third starts again. */
+function tapClaimCorner(tool: ClaimTool, tile: { tileX: number; tileY: number }): void {
+  if (tool.anchor) {
+    dragClaimTo(tool, tile);
+    tool.anchor = null;
+  } else {
+    startClaimDrag(tool, tile);
+  }
 }
 
 /** Starts the game on `options.canvas`. */
@@ -107,6 +131,12 @@ export function mountGame(options: MountOptions): MountedGame {
     if (ev.button !== 0 && ev.button !== 2) return;
     const p = canvasPoint(canvas, ev);
     const tile = tileAtCanvas(world, view, p.x, p.y, alpha);
+    if (world.claims.tool.active) {
+      // The claim tool: a drag from this tile chooses the rectangle; nothing is built.
+      if (ev.button === 0) startClaimDrag(world.claims.tool, tile);
+      ev.preventDefault();
+      return;
+    }
     if (ev.button === 0 && tappedPlayer(tile, ev)) {
       ev.preventDefault();
       return;
@@ -117,14 +147,21 @@ export function mountGame(options: MountOptions): MountedGame {
   const onMouseMove = (ev: MouseEvent) => {
     const p = canvasPoint(canvas, ev);
     world.input.hover = tileAtCanvas(world, view, p.x, p.y, alpha);
+    if (world.claims.tool.active && world.claims.tool.anchor && ev.buttons & 1) dragClaimTo(world.claims.tool, world.input.hover);
+  };
+  const onMouseUp = (ev: MouseEvent) => {
+    if (!world.claims.tool.active || !world.claims.tool.anchor || ev.button !== 0) return;
+    const p = canvasPoint(canvas, ev);
+    dragClaimTo(world.claims.tool, tileAtCanvas(world, view, p.x, p.y, alpha));
+    world.claims.tool.anchor = null;
   };
   const onMouseLeave = () => {
     world.input.hover = null;
   };
   const onContextMenu = (ev: Event) => ev.preventDefault();
 
-  /** The touch on the canvas being judged: a tap places, a long press removes. */
-  let touch: { id: number; x: number; y: number; timer: ReturnType<typeof setTimeout> } | null = null;
+  /** The touch on the canvas being judged: a tap places, a long press removes (with the claim tool on, a tap sets a corner). */
+  let touch: { id: number; x: number; y: number; timer: ReturnType<typeof setTimeout> | undefined } | null = null;
   const tileUnder = (ev: MouseEvent) => {
     const p = canvasPoint(canvas, ev);
     return tileAtCanvas(world, view, p.x, p.y, alpha);
@@ -140,6 +177,10 @@ export function mountGame(options: MountOptions): MountedGame {
     ev.preventDefault();
     const tile = tileUnder(ev);
     world.input.hover = tile;
+    if (world.claims.tool.active) {
+      touch = { id: ev.pointerId, x: ev.clientX, y: ev.clientY, timer: undefined };
+      return;
+    }
     touch = {
       id: ev.pointerId,
       x: ev.clientX,
@@ -156,7 +197,8 @@ export function mountGame(options: MountOptions): MountedGame {
   const onPointerUp = (ev: PointerEvent) => {
     if (touch?.id !== ev.pointerId) return;
     const tile = tileUnder(ev);
-    if (!tappedPlayer(tile, ev)) world.input.clicks.push({ action: 'place', ...tile });
+    if (world.claims.tool.active) tapClaimCorner(world.claims.tool, tile);
+    else if (!tappedPlayer(tile, ev)) world.input.clicks.push({ action: 'place', ...tile });
     endTouch();
   };
   const onPointerCancel = (ev: PointerEvent) => {
@@ -173,9 +215,10 @@ export function mountGame(options: MountOptions): MountedGame {
   canvas.addEventListener('pointercancel', onPointerCancel);
   canvas.addEventListener('mousedown', onMouseDown);
   canvas.addEventListener('mousemove', onMouseMove);
+  window.addEventListener('mouseup', onMouseUp);
   canvas.addEventListener('mouseleave', onMouseLeave);
   canvas.addEventListener('contextmenu', onContextMenu);
-  const inspector = createInspector(world);
+  const inspector = createInspector(world, view.names);
   window.__tessera = inspector;
   const probeHandle = createProbeHandle(world, probe);
   window.__tesseraProbe = probeHandle;
@@ -183,6 +226,7 @@ export function mountGame(options: MountOptions): MountedGame {
   return {
     queues: world.queues,
     world,
+    viewSize: () => ({ width: view.width, height: view.height }),
     push(command: GameCommand) {
       world.commands.push(command);
     },
@@ -190,6 +234,7 @@ export function mountGame(options: MountOptions): MountedGame {
       applyKey(world.input, code, down, modifiers);
     },
     inventory: () => inventoryView(world.inventory),
+    claims: () => world.claims.list,
     dispose() {
       cancelAnimationFrame(frame);
       resizeObserver?.disconnect();
@@ -204,6 +249,7 @@ export function mountGame(options: MountOptions): MountedGame {
       window.removeEventListener('blur', onBlur);
       canvas.removeEventListener('mousedown', onMouseDown);
       canvas.removeEventListener('mousemove', onMouseMove);
+      window.removeEventListener('mouseup', onMouseUp);
       canvas.removeEventListener('mouseleave', onMouseLeave);
       canvas.removeEventListener('contextmenu', onContextMenu);
       if (window.__tessera === inspector) delete window.__tessera;

@@ -1,4 +1,5 @@
 import type { Appearance } from '../../components/appearance-types.js';
+import type { Claim } from '../../components/claims.js';
 import type { GameCommand, HudSink, InventoryView } from '../../components/hud.js';
 import type { SoundEffects } from '../audio/effects.js';
 import type { Modifiers } from './keys.js';
@@ -32,6 +33,8 @@ export interface GameHandle {
   key(code: string, down: boolean, modifiers?: Modifiers): void;
   /** A fresh read-only copy of the inventory (re-read when `inventoryVersion` changes). */
   inventory(): InventoryView;
+  /** The land claims near the player (re-read when `claimsVersion` changes). */
+  claims(): readonly Claim[];
   /** Stop the loop and remove every listener the game added. */
   dispose(): void;
 }

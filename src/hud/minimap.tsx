@@ -1,8 +1,10 @@
 import { useAtomValue } from 'jotai';
 import { useEffect, useRef, useState } from 'react';
+import { CLAIM_COLORS, relationOf, type Claim } from '../../components/claims.js';
 import { BIOME, biomeCodeAt, WORLD_SEED } from '../../components/terrain.js';
 import { BIOME_COLORS } from '../../systems/draw/terrain-sprites.js';
-import { hudAtoms } from '../state/hud-atoms.js';
+import { gameHandleAtom, hudAtoms } from '../state/hud-atoms.js';
+import { publicKeyAtom } from '../state/wallet-atoms.js';
 import { minimapPlayersAtom, type MinimapPlayer } from '../state/social-atoms.js';
 import { minimapOpenAtom } from '../state/ui-atoms.js';
 
@@ -58,6 +60,20 @@ function drawPlayers(ctx: CanvasRenderingContext2D, centreX: number, centreY: nu
   ctx.fillRect(MINIMAP_SIZE / 2 - 3, MINIMAP_SIZE / 2 - 3, 6, 6);
 }
 
+/** Claims on the minimap: a frame in the colour the game view outlines them with. */
+function drawClaims(ctx: CanvasRenderingContext2D, centreX: number, centreY: number, claims: readonly Claim[], playerId: string): void {
+  ctx.lineWidth = 2;
+  for (const claim of claims) {
+    const x = MINIMAP_SIZE / 2 + (claim.x1 - centreX) / TILES_PER_PX;
+    const y = MINIMAP_SIZE / 2 + (claim.y1 - centreY) / TILES_PER_PX;
+    const width = (claim.x2 - claim.x1 + 1) / TILES_PER_PX;
+    const height = (claim.y2 - claim.y1 + 1) / TILES_PER_PX;
+    if (x + width < 0 || y + height < 0 || x > MINIMAP_SIZE || y > MINIMAP_SIZE) continue;
+    ctx.strokeStyle = CLAIM_COLORS[relationOf(claim, playerId)];
+    ctx.strokeRect(Math.round(x) + 1, Math.round(y) + 1, Math.max(2, Math.round(width) - 2), Math.max(2, Math.round(height) - 2));
+  }
+}
+
 function useNow(intervalMs: number): number {
   const [now, setNow] = useState(() => Date.now());
   useEffect(() => {
@@ -72,13 +88,17 @@ function MinimapCanvas() {
   const tileX = useAtomValue(hudAtoms.tileX);
   const tileY = useAtomValue(hudAtoms.tileY);
   const players = useAtomValue(minimapPlayersAtom);
+  const handle = useAtomValue(gameHandleAtom);
+  const claimsVersion = useAtomValue(hudAtoms.claimsVersion);
+  const playerId = useAtomValue(publicKeyAtom) ?? '';
   const now = useNow(10_000);
   useEffect(() => {
     const ctx = canvas.current?.getContext('2d');
     if (!ctx) return;
     drawTerrain(ctx, tileX, tileY);
+    drawClaims(ctx, tileX, tileY, handle?.claims() ?? [], playerId);
     drawPlayers(ctx, tileX, tileY, players, now);
-  }, [tileX, tileY, players, now]);
+  }, [tileX, tileY, players, now, handle, claimsVersion, playerId]);
   return <canvas ref={canvas} className="minimap-canvas" width={MINIMAP_SIZE} height={MINIMAP_SIZE} data-testid="minimap-canvas" />;
 }
 
@@ -94,6 +114,9 @@ export function Minimap() {
         </li>
         <li>
           <span className="legend-dot legend-dot--other" /> Other Players
+        </li>
+        <li>
+          <span className="legend-dot legend-dot--claim" /> Claims
         </li>
       </ul>
       <p className="minimap-range">Range: 100 blocks</p>

@@ -1,5 +1,5 @@
 import { useAtom, useAtomValue, type PrimitiveAtom } from 'jotai';
-import { chatOpenAtom, customiseOpenAtom, inventoryOpenAtom, minimapOpenAtom, touchLayoutAtom, voiceOpenAtom } from '../state/ui-atoms.js';
+import { chatOpenAtom, customiseOpenAtom, inventoryOpenAtom, landOpenAtom, minimapOpenAtom, touchLayoutAtom, voiceOpenAtom } from '../state/ui-atoms.js';
 import { Tooltip } from './tooltip.js';
 
 function PanelToggle({ label, hint, open }: { label: string; hint: string; open: PrimitiveAtom<boolean> }) {
@@ -13,7 +13,7 @@ function PanelToggle({ label, hint, open }: { label: string; hint: string; open:
   );
 }
 
-/** Buttons for the three panels, for players who prefer the mouse to I, C and M; in the touch layout also chat and voice. */
+/** Buttons for the four panels, for players who prefer the mouse to I, C, M and L; in the touch layout also chat and voice. */
 export function PanelButtons() {
   const touch = useAtomValue(touchLayoutAtom);
   return (
@@ -21,6 +21,7 @@ export function PanelButtons() {
       <PanelToggle label="BAG" hint="Inventory (I)" open={inventoryOpenAtom} />
       <PanelToggle label="STYLE" hint="Customisation (C)" open={customiseOpenAtom} />
       <PanelToggle label="MAP" hint="Minimap (M)" open={minimapOpenAtom} />
+      <PanelToggle label="LAND" hint="Land claims (L)" open={landOpenAtom} />
       {touch && <PanelToggle label="CHAT" hint="Chat" open={chatOpenAtom} />}
       {touch && <PanelToggle label="VOICE" hint="Voice chat" open={voiceOpenAtom} />}
     </nav>

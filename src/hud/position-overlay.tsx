@@ -14,7 +14,14 @@ function BiomeLabel() {
   return <p className={`biome ${biome === 'Spawn' ? 'biome--spawn' : ''}`}>{biome}</p>;
 }
 
-/** Top left of the game view: the player's tile coordinates and biome. */
+/** "Claimed by NAME" while the player stands in a claim that is not its own. */
+function ClaimedBy() {
+  const owner = useAtomValue(hudAtoms.claimedBy);
+  if (!owner) return null;
+  return <p className="claimed-by" data-testid="claimed-by">Claimed by {owner}</p>;
+}
+
+/** Top left of the game view: the player's tile coordinates and biome, and whose land it is. */
 export function PositionOverlay() {
   return (
     <div className="position-overlay" data-testid="position-overlay">
@@ -22,6 +29,7 @@ export function PositionOverlay() {
         <Coordinate label="X" value={hudAtoms.tileX} /> <Coordinate label="Y" value={hudAtoms.tileY} />
       </p>
       <BiomeLabel />
+      <ClaimedBy />
     </div>
   );
 }

@@ -1,15 +1,15 @@
 import { useEffect } from 'react';
 import { store } from '../state/store.js';
-import { chatOpenAtom, customiseOpenAtom, inventoryOpenAtom, minimapOpenAtom, voiceOpenAtom } from '../state/ui-atoms.js';
+import { chatOpenAtom, customiseOpenAtom, inventoryOpenAtom, landOpenAtom, minimapOpenAtom, voiceOpenAtom } from '../state/ui-atoms.js';
 
-const TOGGLES = { i: inventoryOpenAtom, c: customiseOpenAtom, m: minimapOpenAtom } as const;
+const TOGGLES = { i: inventoryOpenAtom, c: customiseOpenAtom, m: minimapOpenAtom, l: landOpenAtom } as const;
 
 /** True when `target` is a text field, where keys are typing rather than commands. */
 export function isTypingTarget(target: EventTarget | null): boolean {
   return target instanceof HTMLElement && (target.isContentEditable || ['INPUT', 'TEXTAREA', 'SELECT'].includes(target.tagName));
 }
 
-/** I, C and M toggle their panels; Escape closes all three. Ignored while typing. */
+/** I, C, M and L toggle their panels; Escape closes them all. Ignored while typing. */
 export function usePanelKeys(): void {
   useEffect(() => {
     const onKeyDown = (event: KeyboardEvent) => {

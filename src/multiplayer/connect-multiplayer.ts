@@ -1,7 +1,7 @@
 /**
  * Joins a mounted game to the shared world: starts the network session for the signed-in
- * wallet, feeds its data into the HUD atoms, registers the chat and voice services the panels
- * call, and leaves cleanly when the game screen closes or the page goes away.
+ * wallet, feeds its data into the HUD atoms, registers the chat and voice services and the land claims
+ * the panels call, and leaves cleanly when the game screen closes or the page goes away.
  */
 import { countPlayersNear } from '../../components/proximity.js';
 import { readLocalPlayer } from '../../components/players.js';
@@ -21,11 +21,13 @@ import {
   audioEnabledAtom,
   chatMessagesAtom,
   connectedAtom,
+  landClaimsAtom,
   minimapPlayersAtom,
   onlineCountAtom,
   voiceOnlineAtom,
   type MinimapPlayer,
 } from '../state/social-atoms.js';
+import { enteringAtom } from '../state/entering-atoms.js';
 import { store } from '../state/store.js';
 import { minimapOpenAtom } from '../state/ui-atoms.js';
 import { showToast } from '../state/toasts.js';
@@ -58,6 +60,7 @@ export async function connectMultiplayer(game: MountedGame, identity: Identity):
       hasBlock: (x, y) => blockAt(world.tiles, x, y) !== null,
       isWater: (x, y) => isWaterTile(x, y, world.seed),
     },
+    view: game.viewSize,
     inCombat: () => world.local !== 0 && !world.combat.safe[world.local] && countPlayersNear(world, world.local) > 0,
     listener: () => {
       const { x, y } = local();
@@ -72,6 +75,7 @@ export async function connectMultiplayer(game: MountedGame, identity: Identity):
     onChat: (messages) => store.set(chatMessagesAtom, [...messages]),
     onOnlineCount: (count) => store.set(onlineCountAtom, count),
     onConnected: (connected) => store.set(connectedAtom, connected),
+    onProgress: (phase, loaded, total) => store.set(enteringAtom, { phase, loaded, total }),
   });
 
   let recording: Promise<Recording> | null = null;
@@ -123,6 +127,8 @@ export async function connectMultiplayer(game: MountedGame, identity: Identity):
   followMinimap();
   const stopFollowingMinimap = store.sub(minimapOpenAtom, followMinimap);
 
+  store.set(landClaimsAtom, session.claims);
+
   const onPageHide = () => session.leaveOnPageClose();
   window.addEventListener('pagehide', onPageHide);
 
@@ -133,6 +139,7 @@ export async function connectMultiplayer(game: MountedGame, identity: Identity):
     unregister();
     unregisterModeration();
     store.set(nameMenuAtom, null);
+    store.set(landClaimsAtom, null);
     store.set(connectedAtom, false);
     await session.close();
   };

@@ -21,6 +21,9 @@ export const HUD_DEFAULTS: Readonly<HudFields> = Object.freeze({
   restorable: 0,
   undoable: 0,
   redoable: 0,
+  claimsVersion: 0,
+  claimedBy: '',
+  claimDraft: '',
 });
 
 type HudAtoms = { [K in keyof HudFields]: PrimitiveAtom<HudFields[K]> };

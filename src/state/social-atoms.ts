@@ -3,6 +3,7 @@
  * the panels write the toggles (audio, voice online, recording) and read everything.
  */
 import { atom } from 'jotai';
+import type { ClaimsFollower } from '../../net/claims.js';
 import type { MinimapPlayer } from '../../net/minimap.js';
 import type { ChatRow } from '../../net/rows.js';
 
@@ -31,3 +32,6 @@ export const voiceOnlineAtom = atom(true);
 
 /** Other players on the minimap, excluding the local player. */
 export const minimapPlayersAtom = atom<MinimapPlayer[]>([]);
+
+/** The land claims of the running session, for the LAND panel; null while no session runs. */
+export const landClaimsAtom = atom<ClaimsFollower | null>(null);

@@ -10,6 +10,9 @@ export const inventoryOpenAtom = atom(false);
 /** The character customisation overlay (key C). */
 export const customiseOpenAtom = atom(false);
 
+/** The LAND panel (key L): the claim budget, the player's claims and the claim tool. */
+export const landOpenAtom = atom(false);
+
 /** The minimap (key M). The network code polls minimap positions only while it is open. */
 export const minimapOpenAtom = atom(false);
 

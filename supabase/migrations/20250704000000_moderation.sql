@@ -194,6 +194,10 @@ create trigger game_combat_logs_banned before insert on public.game_combat_logs
   for each statement when (coalesce(auth.role(), '') = 'authenticated') execute function game_private.refuse_banned('play');
 create trigger game_player_stats_banned before insert or update or delete on public.game_player_stats
   for each statement when (coalesce(auth.role(), '') = 'authenticated') execute function game_private.refuse_banned('play');
+create trigger game_claims_banned before insert or update or delete on public.game_claims
+  for each statement when (coalesce(auth.role(), '') = 'authenticated') execute function game_private.refuse_banned('play');
+create trigger game_claim_members_banned before insert or update or delete on public.game_claim_members
+  for each statement when (coalesce(auth.role(), '') = 'authenticated') execute function game_private.refuse_banned('play');
 
 -- Realtime: a wallet banned from play neither joins nor sends on private channels.
 do $$

@@ -7,6 +7,7 @@ import { TILE_SIZE } from '../../components/constants.js';
 import { hashTile } from '../../components/prng.js';
 import { biomeCodeAt } from '../../components/terrain.js';
 import { CHUNK_TILES, getChunk, type Chunk, type TileStore } from '../../components/tiles.js';
+import { paintChunkEdges, paintEdgeSheet } from './biome-edges.js';
 import { drawBlock } from './block-sprites.js';
 import { context2d, type Surface, type SurfaceFactory } from './surface.js';
 import { DECOR_CHANCE, DECOR_COUNT, GROUND_VARIANTS, IS_WATER } from './terrain-sprites.js';
@@ -30,12 +31,14 @@ export interface ChunkCache {
   makeSurface: SurfaceFactory;
   terrain: Surface;
   blocks: Surface;
+  /** Fringes of soft biome borders (systems/draw/biome-edges.ts). */
+  edges: Surface;
   clock: number;
 }
 
 /** An empty cache drawing from the given sheets. */
 export function createChunkCache(makeSurface: SurfaceFactory, terrain: Surface, blocks: Surface): ChunkCache {
-  return { chunks: new Map(), makeSurface, terrain, blocks, clock: 0 };
+  return { chunks: new Map(), makeSurface, terrain, blocks, edges: paintEdgeSheet(makeSurface), clock: 0 };
 }
 
 function paint(cache: ChunkCache, rc: RenderedChunk, cx: number, cy: number, seed: number): void {
@@ -58,6 +61,7 @@ function paint(cache: ChunkCache, rc: RenderedChunk, cx: number, cy: number, see
       else if (IS_WATER[biome]) water.push(ly * CHUNK_TILES + lx);
     }
   }
+  paintChunkEdges(ctx, cache.edges, cx, cy, seed, source);
   rc.water = Uint16Array.from(water);
 }
 

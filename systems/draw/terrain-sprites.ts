@@ -187,6 +187,8 @@ const STYLES: Record<Biome, BiomeStyle> = {
 export const IS_WATER: readonly boolean[] = BIOMES.map((b) => STYLES[b].water === true);
 /** Ground colour of each biome, by biome code (for small maps). */
 export const BIOME_COLORS: readonly string[] = BIOMES.map((b) => STYLES[b].base);
+/** The first speck colour of each biome, by biome code: the rim of its fringes at biome borders. */
+export const BIOME_RIMS: readonly string[] = BIOMES.map((b) => STYLES[b].specks[0]?.[0] ?? STYLES[b].base);
 /** Chance per biome code that a tile carries a decoration. */
 export const DECOR_CHANCE: readonly number[] = BIOMES.map((b) => STYLES[b].decorChance);
 /** Decoration count per biome code. */

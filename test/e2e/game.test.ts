@@ -277,4 +277,36 @@ test('toasts show title and text; tooltips open after 700 ms and skip the delay 
   await context.close();
 });
 
+// Last in the suite: its player may still count as online for a while after it leaves.
+test('entering the world says what happens: connecting, joining, loading the world, then the view alone', async ({ e2e }) => {
+  const wallet = createTestWallet();
+  const { context, page } = await openPage(e2e, async (c) => {
+    await installTestWallet(c, wallet);
+    // Every step the indicator shows, in order, and 'gone' once it leaves.
+    await c.addInitScript(() => {
+      const phases: string[] = [];
+      (window as unknown as { __phases: string[] }).__phases = phases;
+      new MutationObserver(() => {
+        const phase = document.querySelector('[data-testid=entering-progress]')?.getAttribute('data-phase') ?? 'gone';
+        if (phases.at(-1) !== phase) phases.push(phase);
+      }).observe(document, { subtree: true, childList: true, attributes: true, attributeFilter: ['data-phase'] });
+    });
+  });
+  await page.goto('/');
+  await page.evaluate((address) => localStorage.setItem(`username_${address}`, `Tester${address.slice(0, 6)}`), wallet.address);
+  await page.getByRole('button', { name: 'CONNECT PHANTOM' }).click();
+  await page.getByRole('button', { name: 'ENTER WORLD' }).click();
+  await page.locator('canvas.game-canvas').waitFor();
+  const phases = await page.waitForFunction(() => {
+    const seen = (window as unknown as { __phases: string[] }).__phases;
+    return seen.length > 1 && seen.at(-1) === 'gone' ? seen : null;
+  }, undefined, { timeout: 15_000 }).then((handle) => handle.jsonValue() as Promise<string[]>);
+  const seen = phases.slice(phases.findIndex((phase) => phase !== 'gone'));
+  const order = ['connecting', 'signing-in', 'joining', 'loading-world', 'gone'];
+  assert.ok(seen.includes('joining') && seen.includes('loading-world'), seen.join(' > '));
+  assert.equal(seen.map((phase) => order.indexOf(phase)), [...seen.map((phase) => order.indexOf(phase))].sort((a, b) => a - b), `in order: ${seen.join(' > ')}`);
+  assert.is(seen.at(-1), 'gone');
+  await context.close();
+});
+
 test.run();

@@ -91,6 +91,20 @@ test('each player sees the other, by name, and the online tick', async ({ alice,
   assert.match(await alice.page.locator('[data-testid=players-online]').innerText(), /✓/);
 });
 
+test('two players on one tile: two readable name labels that do not overlap, the local one drawn last', async ({ alice }) => {
+  const [me, bob] = await Promise.all([local(alice.page), until(alice.page, () => window.__tessera!.remotePlayers()[0] ?? null)]);
+  assert.equal([Math.floor(bob.x / 32), Math.floor(bob.y / 32)], [Math.floor(me.x / 32), Math.floor(me.y / 32)], 'both stand on the spawn tile');
+  const labels = await until(alice.page, () => {
+    const drawn = window.__tessera!.nameLabels();
+    return drawn.length === 2 ? drawn : null;
+  });
+  assert.equal(labels.map((l) => l.name), ['Bob', 'Alice']);
+  const [a, b] = labels as [typeof labels[0], typeof labels[0]];
+  const overlap = a.x < b.x + b.width && b.x < a.x + a.width && a.y < b.y + b.height && b.y < a.y + a.height;
+  assert.not.ok(overlap, JSON.stringify(labels));
+  for (const l of labels) assert.ok(Number.isInteger(l.x) && Number.isInteger(l.y) && l.height === 12, 'whole pixels, one line');
+});
+
 test('movement shows live on the other screen, smoothly', async ({ alice, bob }) => {
   const before = (await remote(alice.page, bob.wallet.address))!.x;
   // Alice samples Bob's drawn position every frame while Bob walks right.

@@ -108,7 +108,8 @@ test('presence: no teleports, not by heartbeat spam, not by leaving and rejoinin
   await refused('a 2000 px jump', 'game_players', () => beat(runner, 2100, -60), '23514', 400);
   // Many small steps in quick succession add up: the slack is a budget, not a gift per heartbeat.
   let refusedStep = null;
-  for (let i = 1; i <= 8 && !refusedStep; i++) {
+  // 16 steps of 90 px (1440 px) in quick succession are beyond the 771 px the budget carries over.
+  for (let i = 1; i <= 16 && !refusedStep; i++) {
     const { error } = await beat(runner, 100 + 90 * i, -60);
     refusedStep = error?.code ?? null;
   }
@@ -118,20 +119,45 @@ test('presence: no teleports, not by heartbeat spam, not by leaving and rejoinin
   assert.is((await beat(runner, 0, 0)).error, null, 'rejoining at spawn is how every session starts');
 });
 
+test('presence: a heartbeat that arrives late, then one on time, passes for an honest walker; a teleport still fails', async () => {
+  const walker = await signInPlayer(server);
+  // Walks east along y = -60 at 187.5 px/s, the client's speed: where it stands `ms` after it set off.
+  const at = (ms: number) => Math.round(100 + 0.1875 * ms);
+  await walkTo(walker, 100, -60);
+  const start = Date.now();
+  for (let ms = 500; ms <= 1500; ms += 500) {
+    await sleep(start + ms - Date.now());
+    assert.is((await beat(walker, at(ms), -60)).error, null);
+  }
+  // The heartbeat sent at 2000 ms is held up on the way and arrives 2.38 s late, at 4380 ms; the
+  // next, sent at 5800 ms, arrives on time: 1.42 s after the late one, 713 px from it.
+  await sleep(start + 4380 - Date.now());
+  assert.is((await beat(walker, at(2000), -60)).error, null, 'the late heartbeat');
+  await sleep(start + 5800 - Date.now());
+  assert.equal(at(5800) - at(2000), 713);
+  const onTime = await beat(walker, at(5800), -60);
+  assert.is(onTime.error, null, `the heartbeat after the late one: ${JSON.stringify(onTime.error)}`);
+  // At most 771 px of budget carry over from one row to the next: a 1000 px hop at once is a teleport.
+  await refused('a 1000 px hop at once', 'game_players', () => beat(walker, at(5800) + 1000, -60), '23514', 400);
+  const hop = await beat(walker, at(5800) + 1000, -60);
+  assert.match(hop.error?.message ?? '', /^implausible movement: 1000 px in \d+(\.\d+)? s$/);
+  await refused('a teleport across the map', 'game_players', () => beat(walker, 9000, -60), '23514', 400);
+});
+
 test('presence: only a defeated player respawns at spawn', async () => {
-  await beat(far, 460, 0);
-  await refused('teleport to spawn while alive', 'game_players', () => beat(far, 0, 0), '23514');
-  const duelist = await signInPlayer(server);
-  await walkTo(duelist, 430, 0);
+  // 1100 px from spawn: farther than the 771 px of budget a player carries, so the way back is a teleport.
+  const [wounded, duelist] = await Promise.all([signInPlayer(server), signInPlayer(server)]);
+  await Promise.all([walkTo(wounded, 1100, 0), walkTo(duelist, 1070, 0)]);
+  await refused('teleport to spawn while alive', 'game_players', () => beat(wounded, 0, 0), '23514');
   // The server's health, not the client's: a heartbeat claiming 25 HP is not one hit from defeat.
-  await Promise.all([beat(far, 460, 0, { health: 25 }), beat(duelist, 430, 0)]);
+  await Promise.all([beat(wounded, 1100, 0, { health: 25 }), beat(duelist, 1070, 0)]);
   for (let hits = 0; hits < 4; hits++) {
     if (hits > 0) await sleep(1000); // one hit per 1000 ms counts
-    await beat(far, 460, 0);
-    assert.is((await attack(duelist, far)).error, null);
-    if (hits < 3) await refused('teleport to spawn while wounded', 'game_players', () => beat(far, 0, 0), '23514');
+    await beat(wounded, 1100, 0);
+    assert.is((await attack(duelist, wounded)).error, null);
+    if (hits < 3) await refused('teleport to spawn while wounded', 'game_players', () => beat(wounded, 0, 0), '23514');
   }
-  assert.is((await beat(far, 0, 0)).error, null, 'defeated: back to spawn');
+  assert.is((await beat(wounded, 0, 0)).error, null, 'defeated: back to spawn');
 });
 
 test('player names are trimmed, non-empty and at most 20 characters everywhere', async () => {

@@ -100,7 +100,7 @@ time.sleep(3600)
       reaperless.once('exit', () => reject(new Error(`the server under the parent did not start: ${out}`)));
     });
     const serverPid = Number(/pid (\d+)/.exec(out)![1]);
-    const url = /listening on (http:\/\/\S+)/.exec(out)![1]!;
+    const url = /listening on (http:\/\/[^\s"]+)/.exec(out)![1]!;
     const anonKey = ((await (await fetch(`${url}/config.json`)).json()) as { supabaseAnonKey: string }).supabaseAnonKey;
     const player = await signInPlayer({ url, anonKey });
     await enterAtSpawn(player, nameOf(player));
@@ -211,6 +211,7 @@ function pgliteDatabase(lite: PGlite): Database {
   };
   return {
     ...q,
+    poolStats: () => ({ active: 0, idle: 0, waiting: 0 }),
     transaction: (fn) => lite.transaction((tx) => fn({
       query: async <Row,>(sql: string, params?: unknown[]) => {
         const result = await tx.query<Row>(sql, params);

@@ -14,11 +14,18 @@ export function startTestServer(dataDir?: string, env: Record<string, string> = 
   return startServer({ dataDir, env });
 }
 
-/** A supabase-js client for `server` as the browser app makes it, with the ws transport for Node 20. */
-export function createTestClient(server: Pick<TestServer, 'url' | 'anonKey'>): SupabaseClient {
+/** What a test may put between a client and the server: its HTTP requests and its socket. */
+export interface ClientWiring {
+  fetch?: typeof fetch;
+  transport?: typeof WebSocket;
+}
+
+/** A supabase-js client for `server` as the browser app makes it, with the ws transport for Node 20 (or `wiring`'s). */
+export function createTestClient(server: Pick<TestServer, 'url' | 'anonKey'>, wiring: ClientWiring = {}): SupabaseClient {
   return createClient(server.url, server.anonKey, {
     auth: { persistSession: false, autoRefreshToken: false },
-    realtime: { transport: WebSocket as never },
+    realtime: { transport: (wiring.transport ?? WebSocket) as never },
+    ...(wiring.fetch ? { global: { fetch: wiring.fetch } } : {}),
   });
 }
 
@@ -56,8 +63,8 @@ export interface TestPlayer {
  * Signs a new (or the given) wallet in through `supabase.auth.signInWithWeb3`, exactly as the
  * app does, and returns the signed-in client. Throws if sign-in fails.
  */
-export async function signInPlayer(server: Pick<TestServer, 'url' | 'anonKey'>, wallet = createTestWallet()): Promise<TestPlayer> {
-  const client = createTestClient(server);
+export async function signInPlayer(server: Pick<TestServer, 'url' | 'anonKey'>, wallet = createTestWallet(), wiring: ClientWiring = {}): Promise<TestPlayer> {
+  const client = createTestClient(server, wiring);
   const { error } = await client.auth.signInWithWeb3({
     chain: 'solana',
     wallet,

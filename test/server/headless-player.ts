@@ -70,7 +70,13 @@ export async function startHeadlessPlayer(server: TestServer, player: TestPlayer
       options.onEvent?.(event);
       if (event.kind === 'blockSet') self.tiles.set(`${event.x},${event.y}`, event.blockType);
       else if (event.kind === 'blockCleared') self.tiles.delete(`${event.x},${event.y}`);
-      else if (event.kind === 'blocksReset') self.tiles.clear();
+      else if (event.kind === 'areaLoaded' || event.kind === 'areaDropped') {
+        for (const key of self.tiles.keys()) {
+          const [x, y] = key.split(',').map(Number) as [number, number];
+          if (x >= event.x && x < event.x + event.width && y >= event.y && y < event.y + event.height) self.tiles.delete(key);
+        }
+        if (event.kind === 'areaLoaded') for (const block of event.blocks) self.tiles.set(`${block.x},${block.y}`, block.blockType);
+      }
       else if (event.kind === 'playerPose') self.posesHeard++;
     }
     return 0;

@@ -6,7 +6,6 @@
  * owner, and every game operation runs through the real supabase-js client as on the embedded
  * server: a migration that forgets a grant fails here with `permission denied`.
  */
-import { randomBytes } from 'node:crypto';
 import { readdirSync } from 'node:fs';
 import pg from 'pg';
 import { test } from 'uvu';
@@ -14,92 +13,10 @@ import * as assert from 'uvu/assert';
 import { startCluster, type Cluster } from '../../server/db/cluster.js';
 import { createTestClient, makeDataDir, removeDataDir, signInPlayer, startTestServer, type TestPlayer, type TestServer } from './harness.js';
 import { createRules, enterAtSpawn, nameOf, type Rules } from './rules.js';
+import { HOSTED_PROJECT_SQL, OWNER, OWNER_PASSWORD } from './hosted-project.js';
 
 /** Every migration in supabase/migrations, by version, as the Supabase CLI records them. */
 const migrationVersions = readdirSync('supabase/migrations').filter((name) => name.endsWith('.sql')).map((name) => name.split('_')[0]!).sort();
-
-/** The non-superuser role that owns the project's objects, as hosted's `postgres` does. */
-const OWNER = 'project_owner';
-const OWNER_PASSWORD = randomBytes(18).toString('base64url');
-
-/**
- * As the cluster's superuser: what a new hosted project has before any migration. The owner has
- * hosted `postgres`'s attributes (createrole, createdb, replication, bypassrls; no superuser),
- * owns `public` and the publication and administers the request roles. `auth` belongs to
- * `supabase_auth_admin`, whose tables the server reads and writes here as hosted's auth server
- * would (the owner is granted their rows, not their ownership). Nothing is granted by default.
- */
-const HOSTED_PROJECT_SQL = `
-create role supabase_admin login superuser;
-create role anon nologin noinherit;
-create role authenticated nologin noinherit;
-create role service_role nologin noinherit bypassrls;
-alter role anon set statement_timeout = '3s';
-alter role authenticated set statement_timeout = '8s';
-create role supabase_auth_admin nologin noinherit createrole;
-create role ${OWNER} login password '${OWNER_PASSWORD}' createrole createdb replication bypassrls;
-grant anon, authenticated, service_role to ${OWNER} with admin option;
-grant create, connect, temporary on database postgres to ${OWNER};
-
-alter schema public owner to ${OWNER};
-grant usage on schema public to anon, authenticated, service_role;
-
-create publication supabase_realtime;
-alter publication supabase_realtime owner to ${OWNER};
-
-create schema auth authorization supabase_auth_admin;
-grant usage on schema auth to anon, authenticated, service_role, ${OWNER};
-set role supabase_auth_admin;
-create table auth.users (
-  id uuid primary key,
-  aud text default 'authenticated',
-  role text default 'authenticated',
-  email text,
-  raw_app_meta_data jsonb default '{}',
-  raw_user_meta_data jsonb default '{}',
-  is_anonymous boolean not null default false,
-  last_sign_in_at timestamptz,
-  created_at timestamptz default now(),
-  updated_at timestamptz default now()
-);
-create table auth.identities (
-  id uuid primary key default gen_random_uuid(),
-  provider_id text not null,
-  user_id uuid not null references auth.users (id) on delete cascade,
-  identity_data jsonb not null,
-  provider text not null,
-  last_sign_in_at timestamptz,
-  created_at timestamptz default now(),
-  updated_at timestamptz default now(),
-  unique (provider_id, provider)
-);
-create table auth.sessions (
-  id uuid primary key,
-  user_id uuid not null references auth.users (id) on delete cascade,
-  created_at timestamptz default now()
-);
-create table auth.refresh_tokens (
-  token text primary key,
-  user_id uuid not null references auth.users (id) on delete cascade,
-  session_id uuid not null references auth.sessions (id) on delete cascade,
-  revoked_at timestamptz,
-  created_at timestamptz default now()
-);
-create table auth.revoked_sessions (session_id uuid primary key, until timestamptz not null);
-create table auth.web3_used_messages (digest bytea primary key, usable_until timestamptz not null);
--- Hosted's definitions, reading both the old per-claim settings and the claims object.
-create function auth.jwt() returns jsonb language sql stable as $f$
-  select coalesce(nullif(current_setting('request.jwt.claim', true), ''), nullif(current_setting('request.jwt.claims', true), ''))::jsonb
-$f$;
-create function auth.uid() returns uuid language sql stable as $f$
-  select coalesce(nullif(current_setting('request.jwt.claim.sub', true), ''), (nullif(current_setting('request.jwt.claims', true), '')::jsonb ->> 'sub'))::uuid
-$f$;
-create function auth.role() returns text language sql stable as $f$
-  select coalesce(nullif(current_setting('request.jwt.claim.role', true), ''), (nullif(current_setting('request.jwt.claims', true), '')::jsonb ->> 'role'))::text
-$f$;
-grant select, insert, update, delete on all tables in schema auth to ${OWNER};
-reset role;
-`;
 
 let cluster: Cluster;
 let clusterDir: string;
@@ -225,6 +142,22 @@ test('stats are upserted and read; held names are readable', async () => {
   assert.equal(held.data, [{ player_id: alice.address }]);
 });
 
+test('a land claim: made, budgeted, refusing a stranger, trusting a member, abandoned', async () => {
+  const made = await alice.client.from('game_claims').insert({ owner_id: alice.address, owner_name: nameOf(alice), x1: -10, y1: 4, x2: -6, y2: 8 }).select('id, owner_name').single();
+  assert.is(made.error, null, JSON.stringify(made.error));
+  const budget = await alice.client.rpc('claim_budget');
+  assert.is(budget.error, null, JSON.stringify(budget.error));
+  assert.equal(budget.data, { total: 400, used: 25, available: 375 });
+  const block = () => bob.client.from('game_blocks').insert({ x: -8, y: 6, block_type: 'stone', player_id: bob.address, player_name: nameOf(bob) });
+  const refused = await block();
+  assert.equal([refused.error?.code, refused.error?.message], ['42501', `This land is claimed by ${nameOf(alice)}.`]);
+  const trusted = await alice.client.from('game_claim_members').insert({ claim_id: made.data!.id, player_id: bob.address });
+  assert.is(trusted.error, null, JSON.stringify(trusted.error));
+  assert.is((await block()).error, null);
+  assert.is((await alice.client.from('game_claims').delete().eq('id', made.data!.id)).error, null);
+  assert.equal((await bob.client.from('game_claim_members').select('player_id').eq('claim_id', made.data!.id)).data, []);
+});
+
 test('a chat message reaches a subscribed player over Realtime', async () => {
   let received: (row: Record<string, unknown>) => void;
   const arrived = new Promise<Record<string, unknown>>((resolve) => (received = resolve));
@@ -247,7 +180,7 @@ test('a chat message reaches a subscribed player over Realtime', async () => {
 
 test('anon reads get empty lists and anon writes are refused', async () => {
   const anon = createTestClient(server);
-  for (const table of ['game_players', 'game_blocks', 'game_chat_messages', 'game_voice_messages', 'game_combat_logs', 'game_player_stats']) {
+  for (const table of ['game_players', 'game_blocks', 'game_chat_messages', 'game_voice_messages', 'game_combat_logs', 'game_player_stats', 'game_claims', 'game_claim_members']) {
     // Voice clips are read one at a time (README, TS106).
     const { data, error } = await anon.from(table).select('*').limit(table === 'game_voice_messages' ? 1 : 1000);
     assert.is(error, null, `${table}: ${JSON.stringify(error)}`);

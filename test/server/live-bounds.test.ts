@@ -215,9 +215,10 @@ test('a socket that stops reading while its replies pile past 4 MiB is closed wi
   const reader = await rawSocket(server);
   const socket = (reader.ws as unknown as { _socket: import('node:net').Socket })._socket;
   socket.pause();
-  // Every heartbeat is answered with its ref: 40 answers of 500 kB each, 20 MB that are never read.
-  const ref = 'r'.repeat(500_000);
-  for (let i = 0; i < 40; i++) reader.send([null, `${ref}${i}`, 'phoenix', 'heartbeat', {}]);
+  // A leave of a topic never joined is answered with that topic (refs are bounded to 255 bytes,
+  // topics only at join): 40 answers of 500 kB each, 20 MB that are never read.
+  const topic = `realtime:${'t'.repeat(500_000)}`;
+  for (let i = 0; i < 40; i++) reader.send([null, `r${i}`, `${topic}${i}`, 'phx_leave', {}]);
   await waitFor(() => /realtime: closed socket #\d+: \d+ bytes of replies and changes were left unread/.test(server.output()), {
     timeout: 10_000,
     message: 'the server closing the socket',

@@ -62,7 +62,7 @@ test('a hit carries the attacker position: checked against its movement budget a
   await refused('fighting without presence', 'game_combat_logs', () => attack(ghost, victim), '23514', 400, /no fresh presence/);
   await refused('a hit without the attacker position', 'game_combat_logs', () => attack(attacker, victim, { attacker_x: null, attacker_y: null }), '23514');
   await beat(attacker, 300, 0);
-  await refused('a hit from 320 px further on than the last position', 'game_combat_logs', () => attack(attacker, victim, { attacker_x: 620 }), '23514', 400, /implausible attacker position/);
+  await refused('a hit from 1000 px further on than the last position', 'game_combat_logs', () => attack(attacker, victim, { attacker_x: 1300 }), '23514', 400, /implausible attacker position/);
   await refused('a victim 125 px away', 'game_combat_logs', () => attack(attacker, distant), '23514', 400, /out of range/);
   const logged = await attack(attacker, victim, { attacker_x: 305 }).select('attacker_x, attacker_y, x, y').single();
   assert.is(logged.error, null, 'honest: 60 px away, 5 px on from the last heartbeat');

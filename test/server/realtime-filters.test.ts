@@ -1,7 +1,8 @@
 /**
  * postgres_changes filters as hosted Realtime reads them, through the real supabase-js client:
- * AND of several conditions, `not.`, the pattern operators, `is` and `isdistinct`, and each
- * malformed filter answered with hosted's error text after the join instead of being misread.
+ * AND of several conditions of the operators hosted supports (eq, neq, lt, lte, gt, gte, in),
+ * NULLs failing every one, and each malformed filter or other operator (like, match, is,
+ * `not.`, ...) answered with hosted's error text after the join instead of being misread.
  * The probe table is created by the database operator and published, as an app would.
  */
 import { test } from 'uvu';
@@ -96,53 +97,23 @@ test('two conditions on one column are both applied (x=gte.a,x=lte.b)', async ()
   assert.equal(orNull.ids, [1, 3, 4]);
 });
 
-test('not. inverts any operator, and a NULL still fails it as in SQL', async () => {
-  const notEq = await subscribe('n=not.eq.5');
-  const notIn = await subscribe('label=not.in.(a,b)');
+test('neq, lt and in: a NULL fails every operator, as SQL compares it; commas inside quotes or parentheses stay in one condition', async () => {
+  const neq = await subscribe('n=neq.5');
+  const below = await subscribe('n=lt.7');
+  const labels = await subscribe('label=in.(a,c)');
+  const quoted = await subscribe('label=eq."a,b",n=in.(1,2)');
   await insertAndSettle([
     [1, 5, 'a', null],
     [2, 6, 'b', null],
     [3, null, 'c', null],
     [4, 7, null, null],
+    [5, 1, 'a,b', null],
+    [6, 3, 'a,b', null],
   ]);
-  assert.equal(notEq.ids, [2, 4]);
-  assert.equal(notIn.ids, [3]);
-});
-
-test('like, ilike, match and imatch; commas inside quotes or parentheses stay in one condition', async () => {
-  const like = await subscribe('label=like.hel%o');
-  const ilike = await subscribe('label=ilike.HEL_O');
-  const match = await subscribe('label=match.^h[a-z]+o$');
-  const imatch = await subscribe('label=imatch.^H\\w+O$');
-  const quoted = await subscribe('label=eq."a,b",n=in.(1,2)');
-  await insertAndSettle([
-    [1, 1, 'hello', null],
-    [2, 2, 'HELLO', null],
-    [3, 3, 'helo', null],
-    [4, 1, 'a,b', null],
-    [5, 3, 'a,b', null],
-  ]);
-  assert.equal(like.ids, [1, 3]);
-  assert.equal(ilike.ids, [1, 2]);
-  assert.equal(match.ids, [1, 3]);
-  assert.equal(imatch.ids, [1, 2, 3]);
-  assert.equal(quoted.ids, [4]);
-});
-
-test('is and isdistinct see NULLs', async () => {
-  const isNull = await subscribe('n=is.null');
-  const notNull = await subscribe('n=not.is.null');
-  const isTrue = await subscribe('flag=is.true');
-  const distinct = await subscribe('n=isdistinct.1');
-  await insertAndSettle([
-    [1, 1, null, true],
-    [2, null, null, false],
-    [3, 2, null, null],
-  ]);
-  assert.equal(isNull.ids, [2]);
-  assert.equal(notNull.ids, [1, 3]);
-  assert.equal(isTrue.ids, [1]);
-  assert.equal(distinct.ids, [2, 3]);
+  assert.equal(neq.ids, [2, 4, 5, 6]);
+  assert.equal(below.ids, [1, 2, 5, 6]);
+  assert.equal(labels.ids, [1, 3]);
+  assert.equal(quoted.ids, [5]);
 });
 
 test('malformed filters are answered with hosted\'s error after the join, and deliver nothing', async () => {
@@ -152,11 +123,14 @@ test('malformed filters are answered with hosted\'s error after the join, and de
     ['n=gt.1,,n=lt.5', 'Error parsing `filter` params: filter must not contain empty segments (check for extra commas)'],
     ['n=in.1,2', 'Error parsing `filter` params: `in` filter value must be wrapped by parentheses'],
     ['nope=eq.1', 'Error parsing `filter` params: invalid column for filter nope'],
-    ['n=like.1%', 'Error parsing `filter` params: operator like requires a text-compatible column type, got int4'],
-    ['n=is.maybe', 'Error parsing `filter` params: invalid value for is filter: must be null, true, false, or unknown'],
-    ['n=is.true', 'Error parsing `filter` params: is true filter requires a boolean column, got int4'],
+    ['label=like.hel%o', 'Error parsing `filter` params: ["like", "hel%o"]'],
+    ['label=ilike.HEL_O', 'Error parsing `filter` params: ["ilike", "HEL_O"]'],
+    ['label=match.^(a+)+$', 'Error parsing `filter` params: ["match", "^(a+)+$"]'],
+    ['label=imatch.x', 'Error parsing `filter` params: ["imatch", "x"]'],
+    ['n=is.null', 'Error parsing `filter` params: ["is", "null"]'],
+    ['n=isdistinct.1', 'Error parsing `filter` params: ["isdistinct", "1"]'],
+    ['n=not.eq.5', 'Error parsing `filter` params: ["not", "eq.5"]'],
     ['n=eq.ten', 'Error parsing `filter` params: invalid input for int4 column n: "ten"'],
-    ['label=match.(a)\\1', 'Error parsing `filter` params: invalid regular expression for match filter: /(a)\\1/l: Cannot be executed in linear time'],
     [Array.from({ length: 17 }, (_, i) => `n=neq.${i}`).join(','), 'Error parsing `filter` params: a filter joins at most 16 conditions'],
   ];
   const feeds: Feed[] = [];
@@ -196,15 +170,6 @@ test('select limits record and columns to the chosen columns plus the primary ke
   ]);
   await insertAndSettle([[1, 7, 'kept', true]]);
   assert.equal(seen.map((change) => change.record), [{ id: 1, label: 'kept' }, { id: BARRIER, label: null }]);
-});
-
-test('a catastrophic pattern runs in linear time: (a+)+$ against 40 a\'s and a b does not stall delivery', async () => {
-  const feed = await subscribe('label=match.^(a+)+$');
-  await insertAndSettle([
-    [1, 1, `${'a'.repeat(40)}b`, null],
-    [2, 2, 'aaaa', null],
-  ]);
-  assert.equal(feed.ids, [2]);
 });
 
 test.run();

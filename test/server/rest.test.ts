@@ -2,6 +2,8 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { removeDataDir, signInPlayer, startTestServer, type TestPlayer, type TestServer } from './harness.js';
 import { enterAtSpawn } from './rules.js';
+import { minimapPlayersFromBlocks } from '../../net/minimap.js';
+import { readActivity } from '../../net/online.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -22,7 +24,6 @@ test.after(async () => {
   await removeDataDir(server.dataDir);
 });
 
-const fiveMinutesAgo = () => new Date(Date.now() - 5 * 60 * 1000).toISOString();
 
 test('send chat and load chat history (ordered, limit 50)', async () => {
   for (const message of ['first', 'second']) {
@@ -62,21 +63,23 @@ test('place block, load world, remove block returning the rows', async () => {
   assert.equal(again.data, []);
 });
 
-test('online count and minimap positions read the last 5 minutes', async () => {
+test('online count and minimap positions read the last 5 minutes, one latest block per player', async () => {
   await alice.client.from('game_blocks').insert({ x: 11, y: 3, block_type: 'wood', player_id: alice.address, player_name: 'Alice' });
   await bob.client.from('game_blocks').insert({ x: 12, y: 3, block_type: 'glass', player_id: bob.address, player_name: 'Bob' });
-  const chat = await alice.client.from('game_chat_messages').select('player_id').gte('created_at', fiveMinutesAgo());
-  const blocks = await alice.client.from('game_blocks').select('player_id').gte('created_at', fiveMinutesAgo());
-  const online = new Set([...chat.data!, ...blocks.data!].map((r) => r.player_id));
-  assert.equal([...online].sort(), [alice.address, bob.address].sort());
-  const minimap = await alice.client
-    .from('game_blocks')
-    .select('player_id, player_name, x, y, created_at')
-    .gte('created_at', fiveMinutesAgo())
-    .neq('player_id', alice.address);
-  assert.is(minimap.error, null);
-  assert.equal(minimap.data!.map((r) => [r.player_name, r.x, r.y]), [['Bob', 12, 3]]);
-  assert.equal(Object.keys(minimap.data![0]!), ['player_id', 'player_name', 'x', 'y', 'created_at']);
+  await bob.client.from('game_blocks').insert({ x: 13, y: 4, block_type: 'glass', player_id: bob.address, player_name: 'Bob' });
+  const online = await readActivity(alice.client, Date.now());
+  assert.equal([...online.keys()].sort(), [alice.address, bob.address].sort());
+  const minimap = await minimapPlayersFromBlocks(alice.client, alice.address, Date.now(), 0, 0);
+  assert.equal(minimap.map((p) => [p.id, p.name, p.x, p.y]), [[bob.address, 'Bob', 13 * 32, 4 * 32]]);
+  // Only what is within the minimap's 100 tiles around the player.
+  assert.equal(await minimapPlayersFromBlocks(alice.client, alice.address, Date.now(), 200, 0), []);
+});
+
+test('a player cannot write the latest-block summary: the database keeps it', async () => {
+  const { error } = await alice.client.from('game_block_activity').upsert({ player_id: alice.address, player_name: 'Alice', x: 900, y: 900, placed_at: new Date().toISOString() });
+  assert.is(error?.code, '42501');
+  const { data } = await alice.client.from('game_block_activity').select('x, y').eq('player_id', alice.address).single();
+  assert.equal(data, { x: 11, y: 3 });
 });
 
 test("send voice stores the clip at the sender's tile", async () => {

@@ -19,6 +19,8 @@ const ORDER: Record<string, string> = {
   game_players: 'player_id',
   game_combat_logs: 'id',
   game_player_stats: 'player_id',
+  game_claims: 'id',
+  game_claim_members: 'claim_id,player_id',
 };
 
 /** Each wallet's own name: a name is held by one wallet. */

@@ -89,7 +89,7 @@ test('every answer carries the security headers', async () => {
     assert.is(response.headers['x-frame-options'], 'DENY');
     assert.is(
       response.headers['content-security-policy'],
-      "default-src 'none'; script-src 'self'; style-src 'self'; style-src-attr 'unsafe-inline'; font-src 'self'; " +
+      "default-src 'none'; script-src 'self'; style-src 'self'; style-src-attr 'unsafe-inline'; font-src 'self'; manifest-src 'self'; worker-src 'self'; " +
         "img-src 'self' data:; media-src 'self' data: blob:; connect-src 'self'; base-uri 'none'; form-action 'none'; " +
         "object-src 'none'; frame-ancestors 'none'",
     );

@@ -18,6 +18,17 @@ export const SERVER_ENTRY = process.env.TESSERA_SERVER ?? 'dist/server.mjs';
  */
 export const TEST_RATE_LIMIT_WEB3 = '100000';
 
+/**
+ * The other per-address limits of the test and bench servers, for the same reason: every
+ * sign-in and refresh of a suite is a `/token` request from 127.0.0.1, every player reads its
+ * user, and the crowd bench holds 1,000 sockets. Suites that test a limit set it lower.
+ */
+export const TEST_ADDRESS_LIMITS: Record<string, string> = {
+  RATE_LIMIT_TOKEN_REFRESH: '1000000',
+  RATE_LIMIT_AUTH_REQUESTS: '1000000',
+  REALTIME_MAX_SOCKETS_PER_IP: '100000',
+};
+
 /** A running server child process. */
 export interface TestServer {
   /** The address it printed in its start line. */
@@ -40,7 +51,7 @@ export interface TestServer {
 export interface StartOptions {
   /** DATA_DIR to use and keep; a new temporary one, removed by `stop()`, when not given. */
   dataDir?: string;
-  /** Variables set on top of PORT=0, DATA_DIR and RATE_LIMIT_WEB3 (e.g. PORT, SITE_URL). */
+  /** Variables set on top of PORT=0, DATA_DIR, RATE_LIMIT_WEB3 and {@link TEST_ADDRESS_LIMITS} (e.g. PORT, SITE_URL). */
   env?: Record<string, string>;
   /** The server script; {@link SERVER_ENTRY} when not given. */
   entry?: string;
@@ -72,15 +83,15 @@ export async function removeDataDir(dir: string): Promise<void> {
 }
 
 /**
- * Runs `node <entry>` with PORT=0, DATA_DIR, RATE_LIMIT_WEB3={@link TEST_RATE_LIMIT_WEB3} and
- * `env` on top, and resolves once it printed `listening on <url>`. Rejects with the output if it
+ * Runs `node <entry>` with PORT=0, DATA_DIR, RATE_LIMIT_WEB3={@link TEST_RATE_LIMIT_WEB3},
+ * {@link TEST_ADDRESS_LIMITS} and `env` on top, and resolves once it printed `listening on <url>`. Rejects with the output if it
  * exits first (a temporary DATA_DIR is then removed).
  */
 export async function startServer(options: StartOptions = {}): Promise<TestServer> {
   const ownDataDir = options.dataDir === undefined;
   const dataDir = options.dataDir ?? (await makeDataDir());
   const child = spawn(process.execPath, [options.entry ?? SERVER_ENTRY], {
-    env: { ...process.env, PORT: '0', DATA_DIR: dataDir, RATE_LIMIT_WEB3: TEST_RATE_LIMIT_WEB3, ...options.env },
+    env: { ...process.env, PORT: '0', DATA_DIR: dataDir, RATE_LIMIT_WEB3: TEST_RATE_LIMIT_WEB3, ...TEST_ADDRESS_LIMITS, ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let log = '';
@@ -91,7 +102,7 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
   let listening = false;
   const url = await new Promise<string>((resolve, reject) => {
     const onData = () => {
-      const match = /listening on (http:\/\/\S+)/.exec(log);
+      const match = /listening on (http:\/\/[^\s"]+)/.exec(log);
       if (match) {
         listening = true;
         child.stdout!.off('data', onData);

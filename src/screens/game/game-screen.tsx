@@ -4,9 +4,11 @@ import { ChatPanel } from '../../hud/chat-panel.js';
 import { CombatWarning } from '../../hud/combat-warning.js';
 import { CustomisePanel } from '../../hud/customise-panel.js';
 import { DefeatedBanner } from '../../hud/defeated-banner.js';
+import { EnteringProgress } from '../../hud/entering-progress.js';
 import { HelpText } from '../../hud/help-text.js';
 import { Hotbar } from '../../hud/hotbar.js';
 import { InventoryPanel } from '../../hud/inventory-panel.js';
+import { LandPanel } from '../../hud/land-panel.js';
 import { Minimap } from '../../hud/minimap.js';
 import { NameMenu } from '../../hud/name-menu.js';
 import { PanelButtons } from '../../hud/panel-buttons.js';
@@ -88,8 +90,10 @@ export function GameScreen() {
           <Hotbar />
           <InventoryPanel />
           <CustomisePanel />
+          <LandPanel />
           {touch && <TouchControls />}
           <DefeatedBanner />
+          <EnteringProgress />
           <Toasts />
         </div>
         {!touch && <HelpText />}

@@ -3,6 +3,7 @@ import { createSoundEffects } from '../../audio/effects.js';
 import { mountGame } from '../../game/mount.js';
 import { connectMultiplayer } from '../../multiplayer/connect-multiplayer.js';
 import { createHudSink } from '../../state/hud-sink.js';
+import { enteringAtom } from '../../state/entering-atoms.js';
 import { gameHandleAtom } from '../../state/hud-atoms.js';
 import { nameMenuAtom } from '../../state/moderation-atoms.js';
 import { soundSettingsAtom } from '../../state/sound-atoms.js';
@@ -35,11 +36,22 @@ export function useGameEngine(canvas: RefObject<HTMLCanvasElement | null>, fit: 
     store.set(gameHandleAtom, handle);
 
     let leave: Promise<(() => Promise<void>) | null> | null = null;
+    store.set(enteringAtom, { phase: 'connecting', loaded: 0, total: 0 });
     const join = () => {
-      if (leave || !store.get(signedInAtom) || playerId === 'unknown') return;
+      if (leave) return;
+      if (playerId === 'unknown') {
+        store.set(enteringAtom, { phase: 'ready', loaded: 0, total: 0 });
+        return;
+      }
+      if (!store.get(signedInAtom)) {
+        store.set(enteringAtom, { phase: 'signing-in', loaded: 0, total: 0 });
+        return;
+      }
+      store.set(enteringAtom, { phase: 'connecting', loaded: 0, total: 0 });
       leave = connectMultiplayer(handle, { playerId, playerName: () => store.get(usernameAtom) ?? 'Anonymous' }).catch(
         (error: unknown) => {
           console.error('Joining the shared world failed', error);
+          store.set(enteringAtom, { phase: 'failed', loaded: 0, total: 0 });
           return null;
         },
       );

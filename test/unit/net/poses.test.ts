@@ -5,7 +5,7 @@ import { MAX_EVENTS_PER_STEP, MAX_REMOTE_PLAYERS, type NetEvent } from '../../..
 import { findPlayer, spawnLocalPlayer } from '../../../components/players.js';
 import { createGameWorld } from '../../../components/world.js';
 import { createPeers, MOVE_PX_PER_MS, MOVE_SLACK_PX } from '../../../net/peers.js';
-import { createPoseReceiver, createPoseSender, MAX_POSES_PER_STEP, POSE_KEYFRAME_STEPS, type Pose } from '../../../net/poses.js';
+import { createPoseReceiver, createPoseSender, MAX_POSES_PER_STEP, POSE_KEYFRAME_STEPS, POSE_STANDING_KEYFRAME_STEPS, type Pose } from '../../../net/poses.js';
 import { step } from '../../../systems/pipeline.js';
 
 const payload = (id: string, x: number, y: number, n = 1, dx = 1) => ({ id, x, y, dx, dy: 0, n, f: 1, s: false, t: 5000 + n });
@@ -68,7 +68,7 @@ test('a presence row arriving after the poses that followed it does not pull the
   assert.is(rx.ignored(), 1);
 });
 
-test('the sender sends start, turn, stop and a keyframe a second while walking; standing still sends nothing', () => {
+test('the sender sends start, turn, stop and a keyframe a second while walking; a stop after a walk is repeated three times, then standing keyframes every 3 s', () => {
   const sender = createPoseSender('me', () => 0);
   const pose: Pose = { x: 0, y: 0, facing: 1, moving: false, isSwinging: false };
   const sent: Array<[number, number, number, number]> = [];
@@ -80,7 +80,7 @@ test('the sender sends start, turn, stop and a keyframe a second while walking; 
     }
   };
   run(0); // the first step says where the player stands
-  for (let n = 1; n <= 100; n++) run(n); // standing: nothing
+  for (let n = 1; n <= 100; n++) run(n); // standing: nothing (the first pose is no stop, not repeated)
   pose.moving = true;
   for (let n = 101; n <= 240; n++) {
     pose.x += n <= 200 ? 3 : -3;
@@ -95,9 +95,15 @@ test('the sender sends start, turn, stop and a keyframe a second while walking; 
     // The turn resets the keyframe count: the stop comes before the next one is due.
     [201, 297, -1, 0],
     [241, 180, 0, 0],
+    [241 + 6, 180, 0, 0],
+    [241 + 12, 180, 0, 0],
+    [241 + 24, 180, 0, 0],
     // The interest centre moved: the standing player is announced on its new channel.
     [300, 180, 0, 0],
   ]);
+  // Standing on, a keyframe every POSE_STANDING_KEYFRAME_STEPS after the last pose.
+  for (let n = 401; n <= 300 + 2 * POSE_STANDING_KEYFRAME_STEPS; n++) run(n);
+  assert.equal(sent.slice(-2).map(([n]) => n), [300 + POSE_STANDING_KEYFRAME_STEPS, 300 + 2 * POSE_STANDING_KEYFRAME_STEPS]);
 });
 
 test('under 5,000 poses a second the receiver passes a bounded number a step and the engine stays bounded', () => {

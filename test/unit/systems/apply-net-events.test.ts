@@ -34,15 +34,33 @@ test('blockSet and blockCleared edit the tile store, unknown types included', ()
   assert.is(w.queues.inbox.length, 0);
 });
 
-test('blocksReset forgets every block, and the reload that follows sets them again', () => {
+test('areaLoaded replaces the blocks of its area in one step and leaves the rest', () => {
   const { w } = setup();
   w.queues.inbox.push({ kind: 'blockSet', x: 10, y: 10, blockType: 'stone', owner: 'a' });
+  w.queues.inbox.push({ kind: 'blockSet', x: 11, y: 12, blockType: 'gold', owner: 'a' });
   w.queues.inbox.push({ kind: 'blockSet', x: -300, y: 900, blockType: 'glass', owner: 'b' });
   step(w);
-  w.queues.inbox.push({ kind: 'blocksReset' }, { kind: 'blockSet', x: 10, y: 10, blockType: 'wood', owner: 'a' });
+  w.queues.inbox.push({ kind: 'areaLoaded', x: 0, y: 0, width: 16, height: 16, blocks: [{ x: 10, y: 10, blockType: 'wood', owner: 'c' }] });
   step(w);
   assert.is(blockAt(w.tiles, 10, 10), 'wood');
-  assert.is(blockAt(w.tiles, -300, 900), null);
+  assert.is(blockOwnerAt(w.tiles, 10, 10), 'c');
+  assert.is(blockAt(w.tiles, 11, 12), null, 'a block the read no longer has is gone');
+  assert.is(blockAt(w.tiles, -300, 900), 'glass', 'other chunks are untouched');
+  assert.is(w.tiles.chunks.size, 2);
+});
+
+test('areaDropped forgets its chunks whole, so the store holds only the chunks in use', () => {
+  const { w } = setup();
+  w.queues.inbox.push({ kind: 'blockSet', x: 16, y: 32, blockType: 'stone', owner: 'a' });
+  w.queues.inbox.push({ kind: 'blockSet', x: 31, y: 47, blockType: 'stone', owner: 'a' });
+  w.queues.inbox.push({ kind: 'blockSet', x: 32, y: 32, blockType: 'iron', owner: 'a' });
+  step(w);
+  assert.is(w.tiles.chunks.size, 2);
+  w.queues.inbox.push({ kind: 'areaDropped', x: 16, y: 32, width: 16, height: 16 });
+  step(w);
+  assert.is(blockAt(w.tiles, 16, 32), null);
+  assert.is(blockAt(w.tiles, 31, 47), null);
+  assert.is(blockAt(w.tiles, 32, 32), 'iron');
   assert.is(w.tiles.chunks.size, 1);
 });
 

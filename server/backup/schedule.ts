@@ -1,0 +1,76 @@
+import { mkdir, readdir, readFile, rename, rm, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import type pg from 'pg';
+import { SECRET_FILE } from '../auth/keys.js';
+import { log } from '../log.js';
+import { writeBackup, type Progress, type TableSummary } from './archive.js';
+
+/** The folder in DATA_DIR where scheduled backups (and `npm run backup` without a file) go. */
+export const BACKUPS_DIR = 'backups';
+/** Names of the backups this server writes, which are the ones BACKUP_KEEP prunes. */
+const BACKUP_NAME = /^tessera-\d{8}T\d{9}Z\.backup\.gz$/;
+
+/** What a backup wrote. */
+export interface BackupResult {
+  file: string;
+  bytes: number;
+  tables: Record<string, TableSummary>;
+}
+
+/** `tessera-YYYYMMDDTHHMMSSmmmZ.backup.gz` (UTC, to the millisecond) for now. */
+function backupName(now = new Date()): string {
+  return `tessera-${now.toISOString().replace(/[-:.]/g, '')}.backup.gz`;
+}
+
+/** Backs up the world `connection` reaches, with DATA_DIR's signing secret, to `file` (default: a new file in DATA_DIR/backups). */
+export async function backupNow(connection: pg.ClientConfig, dataDir: string, file?: string, progress?: Progress): Promise<BackupResult> {
+  const target = file ?? join(dataDir, BACKUPS_DIR, backupName());
+  if (!file) await mkdir(join(dataDir, BACKUPS_DIR), { recursive: true, mode: 0o700 });
+  const secret = (await readFile(join(dataDir, SECRET_FILE), 'utf8')).trim();
+  // Written under a temporary name and renamed when whole: a cut-off backup never passes for one.
+  const partial = `${target}.partial`;
+  let tables;
+  try {
+    tables = await writeBackup(connection, secret, partial, progress);
+  } catch (error) {
+    await rm(partial, { force: true });
+    throw error;
+  }
+  await rename(partial, target);
+  return { file: target, bytes: (await stat(target)).size, tables };
+}
+
+/** Deletes all but the newest `keep` scheduled backups in DATA_DIR/backups. */
+export async function pruneBackups(dataDir: string, keep: number): Promise<string[]> {
+  const dir = join(dataDir, BACKUPS_DIR);
+  const names = (await readdir(dir).catch(() => [])).filter((name) => BACKUP_NAME.test(name)).sort();
+  const old = names.slice(0, Math.max(0, names.length - keep));
+  for (const name of old) await rm(join(dir, name), { force: true });
+  return old;
+}
+
+/**
+ * Backs up every `everyMs` into DATA_DIR/backups and keeps the newest `keep` (`BACKUP_EVERY`,
+ * `BACKUP_KEEP`). A backup still running when the next is due is not doubled. Returns the stop
+ * function, which waits for a backup in progress.
+ */
+export function scheduleBackups(connection: pg.ClientConfig, dataDir: string, everyMs: number, keep: number): () => Promise<void> {
+  let running: Promise<void> | null = null;
+  const run = () => {
+    if (running) return;
+    const started = performance.now();
+    running = backupNow(connection, dataDir)
+      .then(async (result) => {
+        const removed = await pruneBackups(dataDir, keep);
+        const rows = Object.values(result.tables).reduce((sum, table) => sum + table.rows, 0);
+        log.info({ file: result.file, bytes: result.bytes, rows, ms: Math.round(performance.now() - started), removed }, `backup written: ${result.file}`);
+      })
+      .catch((error: unknown) => log.error(`scheduled backup failed: ${(error as Error).message}`))
+      .finally(() => (running = null));
+  };
+  const timer = setInterval(run, everyMs).unref();
+  return async () => {
+    clearInterval(timer);
+    await running;
+  };
+}

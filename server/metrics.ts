@@ -1,0 +1,91 @@
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+/**
+ * The server's Prometheus metrics (`GET /metrics`): prom-client's default process and Node.js
+ * metrics, and the game's, all named `tessera_*`. Counters that deep modules move are kept here;
+ * gauges read the server's state when scraped, through the readers {@link observe} is given.
+ */
+export const registry = new Registry();
+collectDefaultMetrics({ register: registry });
+
+/** What the gauges read at each scrape; set once the server runs. */
+export interface MetricSources {
+  /** Distinct signed-in wallets with a Realtime channel joined. */
+  playersOnline(): number;
+  /** Open Realtime websockets. */
+  connections(): number;
+  /** Joined Realtime channels, over every socket. */
+  channels(): number;
+  /** Broadcasts shed by sockets behind so far. */
+  broadcastsShed(): number;
+  /** Realtime messages received and sent so far. */
+  messages(): { in: number; out: number };
+  /** The pool's connections: in use, idle, and requests waiting for one. */
+  pool(): { active: number; idle: number; waiting: number };
+  /** Blocks in the world, as last counted. */
+  blocks(): Promise<number>;
+}
+
+let sources: MetricSources | null = null;
+
+/** Gives the gauges their readers. */
+export function observe(readers: MetricSources): void {
+  sources = readers;
+}
+
+new Gauge({
+  name: 'tessera_players_online', help: 'Signed-in players with a Realtime channel joined', registers: [registry],
+  collect() { this.set(sources?.playersOnline() ?? 0); },
+});
+new Gauge({
+  name: 'tessera_realtime_connections', help: 'Open Realtime websockets', registers: [registry],
+  collect() { this.set(sources?.connections() ?? 0); },
+});
+new Gauge({
+  name: 'tessera_realtime_channels', help: 'Joined Realtime channels', registers: [registry],
+  collect() { this.set(sources?.channels() ?? 0); },
+});
+new Counter({
+  name: 'tessera_realtime_messages_total', help: 'Realtime messages received (in) and sent (out)', labelNames: ['direction'], registers: [registry],
+  collect() {
+    const counts = sources?.messages() ?? { in: 0, out: 0 };
+    this.reset();
+    this.inc({ direction: 'in' }, counts.in);
+    this.inc({ direction: 'out' }, counts.out);
+  },
+});
+new Counter({
+  name: 'tessera_broadcasts_shed_total', help: 'Broadcasts that sockets behind shed (replaced by a newer one or dropped)', registers: [registry],
+  collect() {
+    this.reset();
+    this.inc(sources?.broadcastsShed() ?? 0);
+  },
+});
+new Gauge({
+  name: 'tessera_db_pool_connections', help: 'Pooled database connections by state; waiting counts requests queued for one', labelNames: ['state'], registers: [registry],
+  collect() {
+    const pool = sources?.pool() ?? { active: 0, idle: 0, waiting: 0 };
+    for (const [state, count] of Object.entries(pool)) this.set({ state }, count);
+  },
+});
+new Gauge({
+  name: 'tessera_blocks_total', help: 'Blocks in the world', registers: [registry],
+  async collect() { this.set(sources ? await sources.blocks() : 0); },
+});
+
+/** REST requests' durations, by method, table (`rpc` for functions, `other` for a name not in the schema) and status class (2xx…5xx). */
+export const restDuration = new Histogram({
+  name: 'tessera_rest_request_duration_seconds', help: 'REST request durations',
+  labelNames: ['method', 'table', 'status'], buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10], registers: [registry],
+});
+
+/** Statements that PostgreSQL cancelled for running past their `statement_timeout` (SQLSTATE 57014). */
+export const statementTimeouts = new Counter({
+  name: 'tessera_db_statement_timeouts_total', help: 'Statements cancelled by statement_timeout', registers: [registry],
+});
+
+/** Sign-ins (Web3 and password) by result: `success`, `refused` (a 4xx other than 429) or `rate_limited`. */
+export const signIns = new Counter({
+  name: 'tessera_signins_total', help: 'Sign-ins by result', labelNames: ['result'], registers: [registry],
+});
+for (const result of ['success', 'refused', 'rate_limited']) signIns.inc({ result }, 0);

@@ -1,0 +1,34 @@
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { ConfigError } from '../../../server/auth/site.js';
+import { readEnv } from '../../../server/config.js';
+
+const refusal = (env: NodeJS.ProcessEnv) => {
+  try {
+    readEnv(env);
+    return null;
+  } catch (error) {
+    assert.instance(error, ConfigError);
+    return (error as Error).message;
+  }
+};
+
+test('operations settings: defaults, durations, keep count, token and level', () => {
+  const defaults = readEnv({});
+  assert.equal([defaults.logLevel, defaults.metricsToken, defaults.backupEveryMs, defaults.backupKeep], ['info', undefined, undefined, undefined]);
+  const set = readEnv({ LOG_LEVEL: 'warn', METRICS_TOKEN: 'x'.repeat(16), BACKUP_EVERY: '24h', BACKUP_KEEP: '3' });
+  assert.equal([set.logLevel, set.metricsToken, set.backupEveryMs, set.backupKeep], ['warn', 'x'.repeat(16), 86_400_000, 3]);
+  assert.is(readEnv({ BACKUP_EVERY: '90s' }).backupEveryMs, 90_000);
+  assert.is(readEnv({ BACKUP_EVERY: '2d' }).backupEveryMs, 172_800_000);
+});
+
+test('hostile or mistaken settings stop the start with a sentence naming them', () => {
+  assert.is(refusal({ BACKUP_EVERY: '30s' }), 'BACKUP_EVERY must be a duration of at least a minute such as 30m, 6h or 1d, got "30s"');
+  assert.is(refusal({ BACKUP_EVERY: '1w' }), 'BACKUP_EVERY must be a duration of at least a minute such as 30m, 6h or 1d, got "1w"');
+  assert.is(refusal({ BACKUP_KEEP: '0' }), 'BACKUP_KEEP must be a positive integer, got "0"');
+  assert.is(refusal({ METRICS_TOKEN: 'short' }), 'METRICS_TOKEN must be at least 16 characters without spaces');
+  assert.is(refusal({ METRICS_TOKEN: 'has spaces in it, sixteen+' }), 'METRICS_TOKEN must be at least 16 characters without spaces');
+  assert.is(refusal({ LOG_LEVEL: 'verbose' }), 'LOG_LEVEL must be one of trace, debug, info, warn, error, fatal, silent, got "verbose"');
+});
+
+test.run();
