@@ -20,7 +20,7 @@ export function describeRefusal(error: RefusalLike, subject: 'block' | 'chat' | 
   if (code === '23505') return /taken by another player/.test(message) ? NAME_TAKEN : 'Someone already built there.';
   if (/spawn/i.test(message)) return 'Cannot build in spawn area - protected zone!';
   if (/^This land is claimed by |^That would sink blocks on land claimed by /.test(message)) return message;
-  if (code === '42501') return 'The server did not allow that.';
+  if (code === '42501') return message.startsWith('banned from ') ? `You are ${message}` : 'The server did not allow that.';
   if (code === 'FETCH' || /fetch|network/i.test(message)) return 'The server could not be reached.';
   return message || 'The server refused the change.';
 }

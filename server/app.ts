@@ -2,10 +2,12 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
+import { watchBans } from './auth/bans.js';
 import { AuthError } from './auth/errors.js';
 import { handleAuth, type AuthContext } from './auth/handler.js';
 import { loadKeys, writeServiceRoleKey } from './auth/keys.js';
 import { createAuthRequestLimits, type AuthLimitSettings } from './auth/limits.js';
+import { syncOperators } from './auth/operators.js';
 import { createRateLimiter } from './auth/rate-limit.js';
 import { startSessionCleanup } from './auth/cleanup.js';
 import { loadRevocations, refusingEnded } from './auth/revocations.js';
@@ -67,6 +69,8 @@ export interface ServerOptions extends SiteSettings, AuthLimitSettings {
   backupEveryMs?: number;
   /** `BACKUP_KEEP`: scheduled backups kept; default {@link DEFAULT_BACKUP_KEEP}. */
   backupKeep?: number;
+  /** The operator wallets (`OPERATOR_WALLETS`), written to the database at start. */
+  operatorWallets?: string[];
 }
 
 /** Scheduled backups kept when BACKUP_KEEP is unset. */
@@ -171,6 +175,8 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   });
   try {
     const revocations = await loadRevocations(db);
+    await syncOperators(db, options.operatorWallets ?? []);
+    const stopBanWatch = await watchBans(db, revocations, (message) => log.error(message));
     const keys = refusingEnded(await loadKeys(options.dataDir), revocations);
     const serviceRoleKeyFile = await writeServiceRoleKey(options.dataDir, keys);
     const restSchemas = options.restSchemas ?? ['public'];
@@ -317,6 +323,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
           await realtime.close();
           await sessionCleanup.stop();
           await stopSchemaWatch();
+          await stopBanWatch();
           await stopBackups();
           await closed;
           await db.close();

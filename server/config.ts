@@ -1,5 +1,6 @@
 import { ConfigError } from './auth/site.js';
 import type { ServerOptions } from './app.js';
+import { operatorList } from './auth/operators.js';
 import { LOG_LEVELS } from './log.js';
 
 /** Shortest `METRICS_TOKEN` accepted: a guessable token would open the metrics to anyone. */
@@ -10,6 +11,7 @@ export type EnvSettings = Pick<
   ServerOptions,
   | 'port' | 'dataDir' | 'siteUrl' | 'additionalRedirectUrls' | 'signInsPerIp' | 'tokenRequestsPerIp' | 'authRequestsPerIp'
   | 'maxSocketsPerIp' | 'databaseUrl' | 'poolSize' | 'restSchemas' | 'metricsToken' | 'backupEveryMs' | 'backupKeep'
+  | 'operatorWallets'
 > & {
   /** `LOG_LEVEL`: the quietest level written. */
   logLevel: (typeof LOG_LEVELS)[number];
@@ -63,7 +65,7 @@ function logLevel(value: string): EnvSettings['logLevel'] {
  * Reads PORT (default 5173), DATA_DIR (default ./data), SITE_URL, ADDITIONAL_REDIRECT_URLS
  * (comma-separated), RATE_LIMIT_WEB3, RATE_LIMIT_TOKEN_REFRESH, RATE_LIMIT_AUTH_REQUESTS,
  * REALTIME_MAX_SOCKETS_PER_IP, DATABASE_URL, DB_POOL, PGRST_DB_SCHEMAS (comma-separated), METRICS_TOKEN,
- * LOG_LEVEL, BACKUP_EVERY and BACKUP_KEEP. Throws {@link ConfigError} for a malformed number; the URLs
+ * LOG_LEVEL, BACKUP_EVERY, BACKUP_KEEP and OPERATOR_WALLETS (comma-separated). Throws {@link ConfigError} for a malformed number; the URLs
  * are checked by the server when it starts.
  */
 export function readEnv(env: NodeJS.ProcessEnv): EnvSettings {
@@ -83,5 +85,6 @@ export function readEnv(env: NodeJS.ProcessEnv): EnvSettings {
     logLevel: env.LOG_LEVEL ? logLevel(env.LOG_LEVEL) : 'info',
     backupEveryMs: env.BACKUP_EVERY ? duration('BACKUP_EVERY', env.BACKUP_EVERY) : undefined,
     backupKeep: env.BACKUP_KEEP ? positiveInteger('BACKUP_KEEP', env.BACKUP_KEEP) : undefined,
+    operatorWallets: operatorList(env.OPERATOR_WALLETS),
   };
 }

@@ -4,6 +4,7 @@ import { readBody } from '../http/body.js';
 import { notFoundBody } from '../http/not-found.js';
 import { bearerToken, sendJson } from '../http/respond.js';
 import { checkHardDelete, readNewUser, readUserId } from './admin.js';
+import { refuseBanned } from './bans.js';
 import { createEmailUser, deleteUser, signInPassword } from './email-users.js';
 import { AuthError } from './errors.js';
 import { TokenError, type TokenKeys } from './keys.js';
@@ -93,6 +94,7 @@ export async function handleAuth(req: IncomingMessage, res: ServerResponse, path
       const message = verifyWeb3Grant((await readJson(req)) as Web3Grant, site);
       const walletWait = auth.signInsPerWallet.take(message.siws.address);
       if (walletWait > 0) throw overLimit(walletWait);
+      await refuseBanned(db, message.siws.address);
       const grant = await signInWeb3(db, message);
       return sendJson(res, 200, await sessionResponse(keys, grant, issuer));
     }

@@ -4,6 +4,7 @@
  * requestAnimationFrame, draws each frame and plays the sound effects the engine queued, and
  * installs `window.__tessera`. `dispose()` undoes all of it.
  */
+import { TILE_SIZE } from '../../components/constants.js';
 import type { GameCommand } from '../../components/hud.js';
 import type { NetQueues } from '../../components/network.js';
 import { rectBetween, type ClaimTool } from '../../components/claims.js';
@@ -116,6 +117,16 @@ export function mountGame(options: MountOptions): MountedGame {
   const onBlur = () => {
     world.input.held = 0;
   };
+  /** Hands a click or tap on another player's tile to `onPlayerTap`; true when it did. */
+  const tappedPlayer = (tile: { tileX: number; tileY: number }, ev: MouseEvent): boolean => {
+    if (!options.onPlayerTap) return false;
+    const centreX = tile.tileX * TILE_SIZE + TILE_SIZE / 2;
+    const centreY = tile.tileY * TILE_SIZE + TILE_SIZE / 2;
+    const player = inspector.remotePlayers().find((p) => Math.hypot(p.x - centreX, p.y - centreY) <= TILE_SIZE * 0.75);
+    if (!player) return false;
+    options.onPlayerTap({ id: player.id, name: player.name }, ev.clientX, ev.clientY);
+    return true;
+  };
   const onMouseDown = (ev: MouseEvent) => {
     if (ev.button !== 0 && ev.button !== 2) return;
     const p = canvasPoint(canvas, ev);
@@ -123,6 +134,10 @@ export function mountGame(options: MountOptions): MountedGame {
     if (world.claims.tool.active) {
       // The claim tool: a drag from this tile chooses the rectangle; nothing is built.
       if (ev.button === 0) startClaimDrag(world.claims.tool, tile);
+      ev.preventDefault();
+      return;
+    }
+    if (ev.button === 0 && tappedPlayer(tile, ev)) {
       ev.preventDefault();
       return;
     }
@@ -181,8 +196,9 @@ export function mountGame(options: MountOptions): MountedGame {
   };
   const onPointerUp = (ev: PointerEvent) => {
     if (touch?.id !== ev.pointerId) return;
-    if (world.claims.tool.active) tapClaimCorner(world.claims.tool, tileUnder(ev));
-    else world.input.clicks.push({ action: 'place', ...tileUnder(ev) });
+    const tile = tileUnder(ev);
+    if (world.claims.tool.active) tapClaimCorner(world.claims.tool, tile);
+    else if (!tappedPlayer(tile, ev)) world.input.clicks.push({ action: 'place', ...tile });
     endTouch();
   };
   const onPointerCancel = (ev: PointerEvent) => {

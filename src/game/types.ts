@@ -18,6 +18,11 @@ export interface MountOptions {
   fit?: boolean;
   /** Plays the engine's sound effects; the game unlocks it at the first tap or key press. */
   sounds?: SoundEffects;
+  /**
+   * Called instead of placing a block when a click or tap lands on another player (its id and
+   * name, and the viewport point), so the HUD can open that player's name menu.
+   */
+  onPlayerTap?(player: { id: string; name: string }, clientX: number, clientY: number): void;
 }
 
 /** A running game: the HUD talks to it only through this handle. */

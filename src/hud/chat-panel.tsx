@@ -1,6 +1,9 @@
-import { useAtomValue } from 'jotai';
+import { useAtomValue, useSetAtom } from 'jotai';
 import { useEffect, useRef, useState, type FormEvent, type KeyboardEvent } from 'react';
+import { parseChatCommand, visibleChat } from '../../net/moderation.js';
+import { getModeration, mutedWalletsAtom, nameMenuAtom } from '../state/moderation-atoms.js';
 import { chatMessagesAtom, onlineCountAtom, type ChatMessage } from '../state/social-atoms.js';
+import { MutedList } from './muted-list.js';
 import { getGameServices, type Sender } from '../state/services.js';
 import { chatProblem, stripInvisible } from '../../components/text.js';
 
@@ -38,10 +41,22 @@ function formatTime(iso: string): string {
 }
 
 function ChatLine({ message, own }: { message: ChatMessage; own: boolean }) {
+  const openMenu = useSetAtom(nameMenuAtom);
+  const author = own ? (
+    <span className="chat-author">{message.player_name}</span>
+  ) : (
+    <button
+      type="button"
+      className="chat-author chat-author-button"
+      onClick={(event) => openMenu({ wallet: message.player_id, name: message.player_name, x: event.clientX, y: event.clientY })}
+    >
+      {message.player_name}
+    </button>
+  );
   return (
     <li className={`chat-line ${own ? 'is-own' : ''}`}>
       <p className="chat-meta">
-        <span className="chat-author">{message.player_name}</span> <time className="chat-time">{formatTime(message.created_at)}</time>
+        {author} <time className="chat-time">{formatTime(message.created_at)}</time>
       </p>
       <p className="chat-text">{message.message}</p>
     </li>
@@ -49,7 +64,9 @@ function ChatLine({ message, own }: { message: ChatMessage; own: boolean }) {
 }
 
 function ChatMessages({ walletAddress }: { walletAddress: string }) {
-  const messages = useAtomValue(chatMessagesAtom);
+  const all = useAtomValue(chatMessagesAtom);
+  const muted = useAtomValue(mutedWalletsAtom);
+  const messages = all === null ? null : visibleChat(all, muted);
   const list = useRef<HTMLOListElement>(null);
   useEffect(() => {
     list.current?.scrollTo({ top: list.current.scrollHeight });
@@ -76,6 +93,13 @@ function ChatInput({ sender }: { sender: Sender }) {
     const message = stripInvisible(text).trim();
     if (refusal || !message) return;
     setText('');
+    const command = parseChatCommand(message);
+    if (command) {
+      void getModeration()
+        ?.runCommand(command)
+        .then((problem) => setProblem(problem));
+      return;
+    }
     getGameServices()
       ?.sendChat(message, sender)
       .catch((error: unknown) => console.error('Failed to send chat message', error));
@@ -114,6 +138,7 @@ export function ChatPanel({ walletAddress, playerName }: SocialPanelProps) {
     <section className="pixel-panel side-panel chat-panel" aria-label="Live chat" data-wallet={walletAddress} data-player={playerName}>
       <ChatHeader />
       <ChatMessages walletAddress={walletAddress} />
+      <MutedList />
       <ChatInput sender={{ playerId: walletAddress, playerName }} />
     </section>
   );

@@ -9,11 +9,13 @@ import { isWaterTile } from '../../components/terrain.js';
 import { blockAt } from '../../components/tiles.js';
 import { getClientConfig, getSupabase } from '../../net/client.js';
 import { MINIMAP_REFRESH_MS } from '../../net/constants.js';
+import { createModeration } from '../../net/moderation.js';
 import { startSession, type Session } from '../../net/session.js';
 import { playClip } from '../audio/player.js';
 import { startRecording, type Recording } from '../audio/recorder.js';
 import { createInspector } from '../game/inspect.js';
 import type { MountedGame } from '../game/mount.js';
+import { mutedAtom, nameMenuAtom, registerModeration } from '../state/moderation-atoms.js';
 import { registerGameServices } from '../state/services.js';
 import {
   audioEnabledAtom,
@@ -100,6 +102,10 @@ export async function connectMultiplayer(game: MountedGame, identity: Identity):
     },
   });
 
+  const unregisterModeration = registerModeration(
+    await createModeration(db, { playerId: identity.playerId, onMutes: (muted) => store.set(mutedAtom, muted) }),
+  );
+
   const inspector = createInspector(world);
   /** Players with live presence are placed from the engine; the rest from their latest blocks. */
   const refreshMinimap = async () => {
@@ -131,6 +137,8 @@ export async function connectMultiplayer(game: MountedGame, identity: Identity):
     stopFollowingMinimap();
     clearInterval(minimapTimer);
     unregister();
+    unregisterModeration();
+    store.set(nameMenuAtom, null);
     store.set(landClaimsAtom, null);
     store.set(connectedAtom, false);
     await session.close();

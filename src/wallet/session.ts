@@ -4,6 +4,7 @@
  */
 import { DEFAULT_APPEARANCE, type Appearance } from '../../components/appearance-types.js';
 import { signInWithWallet, signOut } from '../../net/auth.js';
+import { banRefusalAtom } from '../state/moderation-atoms.js';
 import { store } from '../state/store.js';
 import { enteredAtom } from '../state/ui-atoms.js';
 import { appearanceAtom, publicKeyAtom, signedInAtom, standardWalletsAtom, usernameAtom } from '../state/wallet-atoms.js';
@@ -29,11 +30,15 @@ function adoptAccount(provider: PhantomProvider, address: string): void {
   store.set(publicKeyAtom, address);
   store.set(usernameAtom, loadUsername(address));
   store.set(appearanceAtom, loadAppearance(address));
+  store.set(banRefusalAtom, null);
   signInWithWallet(provider, address)
     .then(() => {
       if (store.get(publicKeyAtom) === address) store.set(signedInAtom, true);
     })
-    .catch((error: unknown) => console.error('Sign-in failed', error));
+    .catch((error: unknown) => {
+      console.error('Sign-in failed', error);
+      if ((error as { code?: string }).code === 'user_banned') store.set(banRefusalAtom, (error as Error).message);
+    });
 }
 
 function forgetAccount(): void {

@@ -10,6 +10,7 @@ import { Hotbar } from '../../hud/hotbar.js';
 import { InventoryPanel } from '../../hud/inventory-panel.js';
 import { LandPanel } from '../../hud/land-panel.js';
 import { Minimap } from '../../hud/minimap.js';
+import { NameMenu } from '../../hud/name-menu.js';
 import { PanelButtons } from '../../hud/panel-buttons.js';
 import { PlayerStatus } from '../../hud/player-status.js';
 import { PlayersOnline } from '../../hud/players-online.js';
@@ -99,6 +100,7 @@ export function GameScreen() {
         {!touch && <SoundControls />}
       </main>
       <SidePanels />
+      <NameMenu />
     </div>
   );
 }

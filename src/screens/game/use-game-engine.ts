@@ -5,6 +5,7 @@ import { connectMultiplayer } from '../../multiplayer/connect-multiplayer.js';
 import { createHudSink } from '../../state/hud-sink.js';
 import { enteringAtom } from '../../state/entering-atoms.js';
 import { gameHandleAtom } from '../../state/hud-atoms.js';
+import { nameMenuAtom } from '../../state/moderation-atoms.js';
 import { soundSettingsAtom } from '../../state/sound-atoms.js';
 import { store } from '../../state/store.js';
 import { appearanceAtom, publicKeyAtom, signedInAtom, usernameAtom } from '../../state/wallet-atoms.js';
@@ -30,6 +31,7 @@ export function useGameEngine(canvas: RefObject<HTMLCanvasElement | null>, fit: 
       hud,
       fit,
       sounds,
+      onPlayerTap: (player, x, y) => store.set(nameMenuAtom, { wallet: player.id, name: player.name, x, y }),
     });
     store.set(gameHandleAtom, handle);
 

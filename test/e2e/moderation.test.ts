@@ -1,0 +1,146 @@
+/**
+ * Moderation in the browser: a player mutes another from the name menu of a chat line (its lines
+ * disappear, the MUTED list shows it), unmutes with /unmute, and reports it; an operator (named
+ * in OPERATOR_WALLETS) opens /ops, sees the report with its context, resolves it and bans the
+ * reported player, whose presence then leaves the other player's screen and whose new sign-in
+ * shows the ban's reason; a player who is not an
+ * operator gets the not-found screen at /ops.
+ */
+import { join } from 'node:path';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { freePort } from '../../server/db/cluster.js';
+import { startServer, type TestServer } from '../support/server.js';
+import { enterWorld, type PlayerInWorld } from './enter-world.js';
+import { CHROMIUM_ARGS } from './setup.js';
+import { createTestWallet, installTestWallet, type TestWallet } from './wallet.js';
+
+interface World {
+  browser: Browser;
+  server: TestServer;
+  baseUrl: string;
+  operatorWallet: TestWallet;
+  alice: PlayerInWorld;
+  bob: PlayerInWorld;
+}
+
+const test = suite<World>('moderation');
+
+async function say(page: Page, text: string): Promise<void> {
+  await page.getByPlaceholder('Type your message...').fill(text);
+  await page.getByPlaceholder('Type your message...').press('Enter');
+}
+
+const chatTexts = (page: Page) => page.locator('[data-testid=chat-messages] .chat-text').allTextContents();
+
+test.before(async (world) => {
+  const port = await freePort();
+  world.baseUrl = `http://localhost:${port}`;
+  world.operatorWallet = createTestWallet();
+  world.server = await startServer({
+    entry: join(process.env.E2E_DIST ?? 'dist', 'server.mjs'),
+    env: { PORT: String(port), SITE_URL: world.baseUrl, OPERATOR_WALLETS: world.operatorWallet.address },
+  });
+  world.browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
+  world.alice = await enterWorld(world.browser, world.baseUrl, 'Alice');
+  world.bob = await enterWorld(world.browser, world.baseUrl, 'Bob');
+});
+
+test.after(async (world) => {
+  await world.browser?.close();
+  await world.server?.stop();
+});
+
+test('a click on Bob on the canvas opens his name menu instead of placing a block', async ({ alice, bob }) => {
+  const bobAt = await alice.page.waitForFunction((id) => window.__tessera!.remotePlayers().find((p) => p.id === id) ?? null, bob.wallet.address);
+  const them = (await bobAt.jsonValue()) as { x: number; y: number };
+  const me = await alice.page.evaluate(() => window.__tessera!.localPlayer()!);
+  const canvas = alice.page.locator('canvas');
+  const box = (await canvas.boundingBox())!;
+  // The view follows Alice: her position is the canvas centre.
+  await canvas.click({ position: { x: (400 + them.x - me.x) * (box.width / 800), y: (300 + them.y - me.y) * (box.height / 600) } });
+  const menu = alice.page.getByRole('menu', { name: 'Bob menu' });
+  await menu.waitFor();
+  await menu.getByRole('button', { name: 'Close menu' }).click();
+  assert.is(await menu.count(), 0);
+});
+
+test('Alice mutes Bob from his name in chat, unmutes with /unmute, and reports him', async ({ alice, bob }) => {
+  await say(bob.page, 'hello from bob');
+  await alice.page.waitForFunction(() => document.querySelector('[data-testid=chat-messages]')?.textContent?.includes('hello from bob'));
+  await alice.page.locator('[data-testid=chat-messages]').getByRole('button', { name: 'Bob', exact: true }).click();
+  const menu = alice.page.getByRole('menu', { name: 'Bob menu' });
+  await menu.getByRole('menuitem', { name: 'Mute' }).click();
+  await alice.page.waitForFunction(() => !document.querySelector('[data-testid=chat-messages]')?.textContent?.includes('hello from bob'));
+  assert.match(await alice.page.getByTestId('muted-list').textContent() ?? '', 'MUTED (1)');
+  // Only Alice stops seeing Bob.
+  assert.ok((await chatTexts(bob.page)).includes('hello from bob'));
+  await say(bob.page, 'still talking');
+  await bob.page.waitForFunction(() => document.querySelector('[data-testid=chat-messages]')?.textContent?.includes('still talking'));
+  await alice.page.waitForTimeout(500);
+  assert.not.ok((await chatTexts(alice.page)).includes('still talking'));
+
+  await say(alice.page, '/unmute Bob');
+  await alice.page.waitForFunction(() => document.querySelector('[data-testid=chat-messages]')?.textContent?.includes('still talking'));
+  assert.is(await alice.page.getByTestId('muted-list').count(), 0);
+
+  await alice.page.locator('[data-testid=chat-messages]').getByRole('button', { name: 'Bob', exact: true }).first().click();
+  await menu.getByRole('menuitem', { name: 'Report' }).click();
+  await menu.getByRole('combobox').selectOption('harassment');
+  await menu.getByPlaceholder('What happened? (optional)').fill('spams me');
+  await menu.getByRole('button', { name: 'Send Report' }).click();
+  await alice.page.getByText('Report Sent').waitFor();
+});
+
+test('an operator resolves the report at /ops and bans Bob, who leaves Alice\'s screen', async ({ browser, baseUrl, operatorWallet, alice, bob }) => {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, baseURL: baseUrl });
+  await installTestWallet(context, operatorWallet);
+  const page = await context.newPage();
+  await page.goto('/');
+  await page.evaluate((address) => localStorage.setItem(`username_${address}`, 'Moderator'), operatorWallet.address);
+  await page.getByRole('button', { name: 'CONNECT PHANTOM' }).click();
+  await page.getByRole('button', { name: 'ENTER WORLD' }).click();
+  await page.waitForFunction(() => document.querySelector('[data-testid=players-online]')?.textContent?.includes('✓'));
+  await page.goto('/ops');
+  const report = page.getByTestId('ops-report');
+  await report.waitFor();
+  const text = (await report.textContent()) ?? '';
+  assert.match(text, 'Bob');
+  assert.match(text, 'harassment');
+  assert.match(text, 'spams me');
+  assert.match(text, 'Context: 2 chat lines');
+  await report.getByRole('button', { name: 'Resolve' }).click();
+  await page.getByText('No open reports.').waitFor();
+
+  assert.ok(await alice.page.evaluate((id) => window.__tessera!.remotePlayers().some((p) => p.id === id), bob.wallet.address));
+  await page.getByLabel('Wallet to ban').fill(bob.wallet.address);
+  await page.getByLabel('Reason').fill('harassment in chat');
+  const bannedAt = Date.now();
+  await page.getByRole('button', { name: 'Ban', exact: true }).click();
+  await alice.page.waitForFunction((id) => !window.__tessera!.remotePlayers().some((p) => p.id === id), bob.wallet.address, { timeout: 2000, polling: 50 });
+  assert.ok(Date.now() - bannedAt < 2000);
+  await page.getByTestId('ops-ban').first().waitFor();
+  assert.match((await page.getByTestId('ops-ban').first().textContent()) ?? '', 'harassment in chat');
+  const log = await page.getByTestId('ops-log-entry').allTextContents();
+  assert.ok(log.some((entry) => entry.includes(' ban ')));
+  assert.ok(log.some((entry) => entry.includes(' resolved ')));
+  await context.close();
+
+  // Bob, signing in afresh, reads why he is refused.
+  const again = await browser.newContext({ viewport: { width: 1280, height: 800 }, baseURL: baseUrl });
+  await installTestWallet(again, bob.wallet);
+  const bobAgain = await again.newPage();
+  await bobAgain.goto('/');
+  await bobAgain.getByRole('button', { name: 'CONNECT PHANTOM' }).click();
+  await bobAgain.getByText('This wallet is banned from play: harassment in chat. The ban does not end.').waitFor();
+  await again.close();
+});
+
+test('a player who is not an operator gets the not-found screen at /ops', async ({ alice }) => {
+  await alice.page.goto('/ops');
+  await alice.page.getByText('Oops! Page not found').waitFor();
+  assert.is(await alice.page.getByTestId('ops-screen').count(), 0);
+});
+
+test.run();
