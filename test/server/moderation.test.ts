@@ -54,6 +54,11 @@ test.before.each(async () => {
 });
 
 test.after(async () => {
+  // Open channels would keep their clients reconnecting, and the suite's process alive, after the server stops.
+  for (const p of [op, alice, bob, carol]) {
+    await p.client.removeAllChannels();
+    p.client.realtime.disconnect();
+  }
   await server.stop();
 });
 
@@ -278,7 +283,7 @@ test('a play ban: sessions closed and presence gone within 2 s, writes and sign-
   assert.is(await asBob(`insert into public.game_players (player_id, player_name) values ('${bob.address}', '${nameOf(bob)}')`), banned);
   assert.is(await asBob(`insert into public.game_chat_messages (player_id, player_name, message) values ('${bob.address}', '${nameOf(bob)}', 'hi')`), banned);
   assert.is(await asBob(`delete from public.game_blocks where x = 8 and y = -6`), banned);
-  assert.is(await asBob(`delete from public.game_claims where id = -1`), banned);
+  assert.is(await asBob(`delete from public.game_claims where id = '00000000-0000-0000-0000-000000000000'`), banned);
   assert.is(await asBob(`insert into public.game_mutes (player_id, muted_id) values ('${bob.address}', '${alice.address}')`), banned);
   assert.is(await asBob(`insert into realtime.messages (topic, extension, event, payload, private) values ('region:0:0', 'broadcast', 'pose', '{}', true)`), 'new row violates row-level security policy for table "messages"');
   // Realtime's join check reads a row of the topic: Alice may, Bob may not even with a fresh presence row.
@@ -292,6 +297,9 @@ test('a play ban: sessions closed and presence gone within 2 s, writes and sign-
   assert.equal(ops.slice(-1), [{ action: 'ban', target: bob.address }]);
 
   assert.is((await op.client.from('game_bans').delete().eq('player_id', bob.address)).error, null);
+  // The banned session's client gives up its channels: they would keep it reconnecting.
+  await bob.client.removeAllChannels();
+  bob.client.realtime.disconnect();
   bob = await signInPlayer(server, bob.wallet);
   await enterAtSpawn(bob);
   assert.equal((await op.client.from('game_ops_log').select('action,target').order('id', { ascending: false }).limit(1)).data, [{ action: 'unban', target: bob.address }]);
