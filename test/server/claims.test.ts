@@ -284,7 +284,8 @@ test('a client cannot speak claims on a region topic: only the database does', a
     const id = made.data!.id as string;
     for (let i = 0; i < 50 && !heard.some((p) => mentions(p, id)); i++) await new Promise((resolve) => setTimeout(resolve, 100));
     assert.ok(heard.some((p) => mentions(p, id)), 'the real claim is heard');
-    assert.equal(heard.filter((p) => mentions(p, 'Forged')), [], `the forged claim is not (send answered ${answer})`);
+    assert.equal(heard.filter((p) => mentions(p, 'Forged')), [], 'the forged claim is not');
+    assert.is(answer, 'timed out', 'as on hosted, a send the write policies refuse is dropped without a reply');
   } finally {
     await alice.client.from('game_claims').delete().eq('owner_id', alice.address).eq('y1', -9);
     await Promise.all([carol.client.removeChannel(channel), bob.client.removeChannel(forger)]);
