@@ -10,13 +10,14 @@ import type pg from 'pg';
 import WebSocket from 'ws';
 import type { Claim } from '../../components/claims.js';
 import type { NetEvent } from '../../components/network.js';
+import { CLAIMS_KEPT } from '../../net/claims.js';
 import { connectAsOperator } from '../support/server.js';
 import { waitFor } from '../support/wait.js';
 import { createTestWallet, signInPlayer, startTestServer, type TestServer } from './harness.js';
 import { startHeadlessPlayer, type HeadlessPlayer } from './headless-player.js';
 
-/** A headless player that keeps its events and every socket frame it received. */
-type Player = HeadlessPlayer & { events: NetEvent[]; frames: string[] };
+/** A headless player that keeps its events, every socket frame it received and the URLs of its requests. */
+type Player = HeadlessPlayer & { events: NetEvent[]; frames: string[]; urls: string[] };
 
 /** A socket transport that records every frame received, as text. */
 function recordingTransport(frames: string[]): typeof WebSocket {
@@ -31,9 +32,14 @@ function recordingTransport(frames: string[]): typeof WebSocket {
 async function enter(server: TestServer, name: string, x: number, y: number): Promise<Player> {
   const events: NetEvent[] = [];
   const frames: string[] = [];
-  const player = await signInPlayer(server, createTestWallet(), { transport: recordingTransport(frames) });
+  const urls: string[] = [];
+  const fetchRecorded: typeof fetch = (input, init) => {
+    urls.push(String(input instanceof Request ? input.url : input));
+    return fetch(input, init);
+  };
+  const player = await signInPlayer(server, createTestWallet(), { transport: recordingTransport(frames), fetch: fetchRecorded });
   const headless = await startHeadlessPlayer(server, player, { name, pose: { x, y, facing: 1, moving: false }, onEvent: (e) => events.push(e) });
-  return Object.assign(headless, { events, frames });
+  return Object.assign(headless, { events, frames, urls });
 }
 
 /** The claims the player's engine was last told of. */
@@ -115,8 +121,18 @@ test('a claim made and one abandoned while the region was not held are current o
   const made = await claimAs(operator, ann, { x1: -10, y1: -9, x2: -6, y2: -5 });
   await new Promise((resolve) => setTimeout(resolve, 300));
   assert.is(ann.frames.slice(frames).filter((frame) => frame.includes(made) || frame.includes(stays)).length, 0, 'not heard while away');
+  const requests = ann.urls.length;
   ann.pose.x = 16;
   await waitFor(() => shown(ann, made) && !shown(ann, stays), { message: 'the claims current on return' });
+  // The regions joined again were read again (limit 1,000; the area read's is 300), spawn's among
+  // them: tiles -16..15 both ways, so claims starting from 99 tiles left of it.
+  const coversSpawnRegion = (url: string) => {
+    const params = new URL(url).searchParams;
+    if (!url.includes('/rest/v1/game_claims?') || params.get('limit') !== String(CLAIMS_KEPT)) return false;
+    const [from, to] = params.getAll('x1').map((v) => Number(v.split('.')[1]));
+    return from! <= -16 - 99 && to! >= 15 && Number(params.get('y1')!.split('.')[1]) >= 15 && Number(params.get('y2')!.split('.')[1]) <= -16;
+  };
+  await waitFor(() => ann.urls.slice(requests).some(coversSpawnRegion), { message: 'spawn\'s region read again on its join' });
   await operator.query('delete from public.game_claims where id = $1', [made]);
 });
 
