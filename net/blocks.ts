@@ -10,6 +10,9 @@
  * in order, after its rows (a change already in the rows sets a tile to what it already shows).
  * Changes heard for a chunk that is neither held nor being read are ignored: its read, later,
  * has them. When a region's channel joins again (after a drop), its chunks are read again.
+ *
+ * The database also sends land-claim changes on the same region topics (event `claims`); they are
+ * handed, with each (re)join of a region's channel, to whoever follows claims (net/claims.ts).
  */
 import type { RealtimeChannel, SupabaseClient } from '@supabase/supabase-js';
 import type { NetEvent } from '../components/network.js';
@@ -67,6 +70,10 @@ export interface BlockSyncOptions {
   onActivity?(playerId: string, at: number): void;
   /** A block of the local player's was removed, heard live (by anyone). */
   onOwnRemoved?(): void;
+  /** A `claims` message heard on a region's topic (its payload as sent). */
+  onClaims?(payload: unknown): void;
+  /** A region's channel joined (first time or again): what it carries may have changed meanwhile. */
+  onRegionJoined?(region: Region): void;
   now?(): number;
 }
 
@@ -206,7 +213,9 @@ export function createBlockSync(db: SupabaseClient, options: BlockSyncOptions): 
     regions.set(name, entry);
     const open = () => {
       if (regions.get(name) !== entry || closed) return;
-      const channel = db.channel(blocksTopic(region), { config: { private: true } }).on('broadcast', { event: 'blocks' }, ({ payload }) => hear(payload));
+      const channel = db.channel(blocksTopic(region), { config: { private: true } })
+        .on('broadcast', { event: 'blocks' }, ({ payload }) => hear(payload))
+        .on('broadcast', { event: 'claims' }, ({ payload }) => options.onClaims?.(payload));
       entry.channel = channel;
       channel.subscribe((status) => {
         if (regions.get(name) !== entry) return;
@@ -221,6 +230,7 @@ export function createBlockSync(db: SupabaseClient, options: BlockSyncOptions): 
         entry.joined = joined;
         entry.everJoined ||= joined;
         reportConnection();
+        if (joined) options.onRegionJoined?.(region);
         if (joined && last) pump(last.x, last.y);
       });
     };

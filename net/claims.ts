@@ -7,17 +7,23 @@
  * What is scoped to where the player is, and what is not:
  *   * reading: the claims overlapping the view plus CLAIM_MARGIN_TILES on every side, at most
  *     CLAIMS_PER_READ of them, read again when the player comes within half the margin of the
- *     edge of what was read; and the player's own claims, wherever they are;
- *   * live changes: one subscription to every change of game_claims and game_claim_members in
- *     the world (claims are few and rarely change, and a deleted row is not filterable), of which
- *     those outside the area read are dropped here. Everything else of this module is kept in
- *     tile rectangles, so moving the live changes to chunk keys changes only the channel below.
+ *     edge of what was read; and the player's own claims and trusts, wherever they are;
+ *   * live changes: the database sends each claim made or abandoned, and each trust given or
+ *     withdrawn, on the region topics (`blocks:rx:ry`, event `claims`) its rectangle overlaps. The
+ *     block sync (net/blocks.ts) holds those channels as the player walks and hands their `claims`
+ *     messages to {@link ClaimsFollower.hear}, so claims cost no channel of their own; a claim
+ *     outside the regions held is not heard. Each time a region's channel joins (first or again),
+ *     {@link ClaimsFollower.regionJoined} reads that region's claims again, so what changed while
+ *     it was not held is current on return. Changes heard while a read runs are applied again
+ *     after it (each change sets a claim or a trust whole, so the latest wins).
  */
-import type { RealtimeChannel, SupabaseClient } from '@supabase/supabase-js';
+import type { SupabaseClient } from '@supabase/supabase-js';
 import { claimShapeProblem, type Claim, type TileRect } from '../components/claims.js';
 import type { NetEvent } from '../components/network.js';
 import { nameKey } from '../components/text.js';
+import { regionTiles } from './chunks.js';
 import { VIEW_HALF_HEIGHT_TILES, VIEW_HALF_WIDTH_TILES } from './constants.js';
+import type { Region } from './regions.js';
 
 /** Tiles read beyond the view on every side. */
 export const CLAIM_MARGIN_TILES = 64;
@@ -29,6 +35,10 @@ export const OWN_CLAIMS_READ = 400;
 export const CLAIMS_KEPT = 1000;
 /** How often the player's position is compared with the area read. */
 export const CLAIMS_CHECK_MS = 1000;
+/** Regions joined within this many ms are read again together, in one request. */
+export const REGION_READ_GATHER_MS = 50;
+/** Live messages held while a read runs; past it the reads are made again. */
+export const MAX_HELD_CLAIM_MESSAGES = 256;
 /** Widest claim: a claim overlapping a rectangle starts at most this many tiles left of it. */
 const CLAIM_MAX_SPAN = 99;
 const CLAIM_COLUMNS = 'id,owner_id,owner_name,x1,y1,x2,y2';
@@ -90,14 +100,64 @@ export function nearEdge(area: TileRect, tile: { x: number; y: number }): boolea
     || tile.y - VIEW_HALF_HEIGHT_TILES - inner < area.y1 || tile.y + VIEW_HALF_HEIGHT_TILES + inner > area.y2;
 }
 
-/** The claims overlapping `area`, at most CLAIMS_PER_READ (the index on x1 bounds the scan: no claim is wider than 100 tiles). */
-export async function readClaimsIn(db: SupabaseClient, area: TileRect): Promise<ClaimRow[]> {
+/** The claims overlapping `area`, at most `limit` (the index on x1 bounds the scan: no claim is wider than 100 tiles). */
+export async function readClaimsIn(db: SupabaseClient, area: TileRect, limit = CLAIMS_PER_READ): Promise<ClaimRow[]> {
   const { data, error } = await db.from('game_claims').select(CLAIM_COLUMNS)
     .gte('x1', area.x1 - CLAIM_MAX_SPAN).lte('x1', area.x2).gte('x2', area.x1)
     .lte('y1', area.y2).gte('y2', area.y1)
-    .order('x1').limit(CLAIMS_PER_READ);
+    .order('x1').limit(limit);
   if (error) throw error;
   return data as ClaimRow[];
+}
+
+/** A trust of a player on a claim, as a `claims` message carries it. */
+export interface ClaimTrust {
+  claim_id: string;
+  player_id: string;
+}
+
+/** A `claims` message heard on a region topic: claims made or gone, trusts given or withdrawn. */
+export interface ClaimChanges {
+  made: ClaimRow[];
+  gone: ClaimRow[];
+  trusted: ClaimTrust[];
+  untrusted: ClaimTrust[];
+}
+
+const isText = (v: unknown): v is string => typeof v === 'string';
+const isClaimRow = (v: unknown): v is ClaimRow => {
+  if (typeof v !== 'object' || v === null) return false;
+  const r = v as Record<string, unknown>;
+  return isText(r.id) && isText(r.owner_id) && isText(r.owner_name) && [r.x1, r.y1, r.x2, r.y2].every((n) => Number.isInteger(n));
+};
+const isClaimTrust = (v: unknown): v is ClaimTrust =>
+  typeof v === 'object' && v !== null && isText((v as Record<string, unknown>).claim_id) && isText((v as Record<string, unknown>).player_id);
+
+/** Reads a `claims` payload ({made|gone: [claim], trusted|untrusted: [{claim_id, player_id}]}); malformed entries are skipped. */
+export function parseClaimChanges(payload: unknown): ClaimChanges {
+  const field = (name: string): unknown[] => {
+    const value = typeof payload === 'object' && payload !== null ? (payload as Record<string, unknown>)[name] : undefined;
+    return Array.isArray(value) ? value : [];
+  };
+  const claim = (v: ClaimRow): ClaimRow => ({ id: v.id, owner_id: v.owner_id, owner_name: v.owner_name, x1: v.x1, y1: v.y1, x2: v.x2, y2: v.y2 });
+  const trust = (v: ClaimTrust): ClaimTrust => ({ claim_id: v.claim_id, player_id: v.player_id });
+  return {
+    made: field('made').filter(isClaimRow).map(claim),
+    gone: field('gone').filter(isClaimRow).map(claim),
+    trusted: field('trusted').filter(isClaimTrust).map(trust),
+    untrusted: field('untrusted').filter(isClaimTrust).map(trust),
+  };
+}
+
+/** The tiles of `regions` and everything between them, as one inclusive rectangle. */
+export function regionsRect(regions: readonly Region[]): TileRect {
+  const tiles = regions.map(regionTiles);
+  return {
+    x1: Math.min(...tiles.map((t) => t.x0)),
+    y1: Math.min(...tiles.map((t) => t.y0)),
+    x2: Math.max(...tiles.map((t) => t.x1)) - 1,
+    y2: Math.max(...tiles.map((t) => t.y1)) - 1,
+  };
 }
 
 /** What the claims module needs. */
@@ -124,6 +184,10 @@ export interface ClaimsFollower {
   mine(): Promise<OwnClaim[]>;
   /** Calls `listener` whenever a claim or a trust of the player's changes; returns the unsubscribe. */
   onOwnChange(listener: () => void): () => void;
+  /** A `claims` message heard on a region topic held by the block sync. */
+  hear(payload: unknown): void;
+  /** A region's channel joined (first time or again): its claims are read again. */
+  regionJoined(region: Region): void;
   /** Reads everything again (after a reconnect). */
   reload(): Promise<void>;
   close(): Promise<void>;
@@ -137,6 +201,14 @@ export function followClaims(db: SupabaseClient, options: ClaimsOptions): Claims
   const listeners = new Set<() => void>();
   let area: TileRect | null = null;
   let loading = false;
+  let closed = false;
+  /** Reads under way; while any runs, live messages are also held, to be applied again after each read. */
+  let reads = 0;
+  let held: ClaimChanges[] = [];
+  let heldOverflowed = false;
+  const joinedRegions: Region[] = [];
+  let gatherTimer: ReturnType<typeof setTimeout> | null = null;
+  let ownTimer: ReturnType<typeof setTimeout> | null = null;
 
   const publish = () => {
     const claims: Claim[] = [];
@@ -148,25 +220,106 @@ export function followClaims(db: SupabaseClient, options: ClaimsOptions): Claims
   const ownChanged = () => {
     for (const listener of listeners) listener();
   };
+  /** Own changes heard live: the same change arrives once per region its claim overlaps, so they are told once. */
+  const ownChangedSoon = () => {
+    ownTimer ??= setTimeout(() => {
+      ownTimer = null;
+      if (!closed) ownChanged();
+    }, REGION_READ_GATHER_MS);
+  };
+
+  /** Applies a live message; returns whether the list shown and whether the player's own claims changed. */
+  function apply(changes: ClaimChanges): { shown: boolean; own: boolean } {
+    let shown = false;
+    let own = false;
+    for (const row of changes.made) {
+      const before = known.get(row.id);
+      if (!before && known.size >= CLAIMS_KEPT && row.owner_id !== me) continue;
+      known.set(row.id, row);
+      shown = true;
+      own ||= !before && row.owner_id === me;
+    }
+    for (const row of changes.gone) {
+      const wasKnown = known.delete(row.id);
+      const wasTrusted = trusted.delete(row.id);
+      shown ||= wasKnown || wasTrusted;
+      own ||= (wasKnown && row.owner_id === me) || wasTrusted;
+    }
+    for (const [list, add] of [[changes.trusted, true], [changes.untrusted, false]] as const) {
+      for (const { claim_id, player_id } of list) {
+        if (player_id === me) {
+          const before = trusted.has(claim_id);
+          if (add) trusted.add(claim_id);
+          else trusted.delete(claim_id);
+          shown ||= before !== add;
+        }
+        own ||= known.get(claim_id)?.owner_id === me;
+      }
+    }
+    return { shown, own };
+  }
+
+  /** Applies again the messages heard while reads ran: each sets a claim or a trust whole, so the latest wins. */
+  function replayHeld() {
+    for (const changes of held) apply(changes);
+  }
+
+  /** Runs `read` as one of the reads under way; the last to end forgets the held messages (and reads all again if some were lost). */
+  async function reading(read: () => Promise<void>): Promise<void> {
+    reads++;
+    try {
+      await read();
+    } finally {
+      reads--;
+      if (reads === 0) {
+        const lost = heldOverflowed;
+        held = [];
+        heldOverflowed = false;
+        if (lost && !closed) void load();
+      }
+    }
+  }
+
+  function hear(payload: unknown) {
+    if (closed) return;
+    const changes = parseClaimChanges(payload);
+    if (reads > 0) {
+      if (held.length < MAX_HELD_CLAIM_MESSAGES) held.push(changes);
+      else heldOverflowed = true;
+    }
+    const { shown, own } = apply(changes);
+    if (shown) publish();
+    if (own) ownChangedSoon();
+  }
+
+  /** The player's trusts, wherever their claims are. */
+  async function readTrusts(): Promise<string[]> {
+    const { data, error } = await db.from('game_claim_members').select('claim_id').eq('player_id', me).limit(CLAIMS_KEPT);
+    if (error) throw error;
+    return (data as { claim_id: string }[]).map((row) => row.claim_id);
+  }
 
   async function load(): Promise<void> {
     if (loading) return;
     loading = true;
     try {
-      const next = claimsArea(options.tile());
-      const [near, own, memberships] = await Promise.all([
-        readClaimsIn(db, next),
-        db.from('game_claims').select(CLAIM_COLUMNS).eq('owner_id', me).limit(OWN_CLAIMS_READ),
-        db.from('game_claim_members').select('claim_id').eq('player_id', me).limit(CLAIMS_KEPT),
-      ]);
-      if (own.error) throw own.error;
-      if (memberships.error) throw memberships.error;
-      area = next;
-      known.clear();
-      for (const row of [...near, ...(own.data as ClaimRow[])]) known.set(row.id, row);
-      trusted.clear();
-      for (const row of memberships.data as { claim_id: string }[]) trusted.add(row.claim_id);
-      publish();
+      await reading(async () => {
+        const next = claimsArea(options.tile());
+        const [near, own, trusts] = await Promise.all([
+          readClaimsIn(db, next),
+          db.from('game_claims').select(CLAIM_COLUMNS).eq('owner_id', me).limit(OWN_CLAIMS_READ),
+          readTrusts(),
+        ]);
+        if (own.error) throw own.error;
+        if (closed) return;
+        area = next;
+        known.clear();
+        for (const row of [...near, ...(own.data as ClaimRow[])]) known.set(row.id, row);
+        trusted.clear();
+        for (const id of trusts) trusted.add(id);
+        replayHeld();
+        publish();
+      });
     } catch (error) {
       console.error('reading claims failed:', error);
     } finally {
@@ -174,40 +327,38 @@ export function followClaims(db: SupabaseClient, options: ClaimsOptions): Claims
     }
   }
 
-  const onClaim = (payload: { eventType: string; new: Partial<ClaimRow>; old: Partial<ClaimRow> }) => {
-    if (payload.eventType === 'DELETE') {
-      const id = payload.old.id;
-      if (!id) return;
-      const gone = known.get(id);
-      known.delete(id);
-      publish();
-      if (gone?.owner_id === me || trusted.has(id)) ownChanged();
-      trusted.delete(id);
-      return;
+  /**
+   * Reads again the claims of regions whose channels joined: those overlapping them replace what
+   * was known there (unless the read was cut at its limit), and the player's trusts are read again.
+   */
+  async function readRegions(regions: Region[]): Promise<void> {
+    const rect = regionsRect(regions);
+    try {
+      await reading(async () => {
+        const [rows, trusts] = await Promise.all([readClaimsIn(db, rect, CLAIMS_KEPT), readTrusts()]);
+        if (closed) return;
+        if (rows.length < CLAIMS_KEPT) {
+          for (const [id, row] of known) if (overlaps(row, rect)) known.delete(id);
+        }
+        for (const row of rows) if (known.size < CLAIMS_KEPT || known.has(row.id) || row.owner_id === me) known.set(row.id, row);
+        trusted.clear();
+        for (const id of trusts) trusted.add(id);
+        replayHeld();
+        publish();
+      });
+    } catch (error) {
+      console.error('reading the claims of joined regions failed:', error);
     }
-    const row = payload.new as ClaimRow;
-    const mine = row.owner_id === me;
-    if (!mine && (!area || !overlaps(row, area) || known.size >= CLAIMS_KEPT)) return;
-    known.set(row.id, row);
-    publish();
-    if (mine) ownChanged();
-  };
+  }
 
-  const onMember = (payload: { eventType: string; new: { claim_id?: string; player_id?: string }; old: { claim_id?: string; player_id?: string } }) => {
-    const row = payload.eventType === 'DELETE' ? payload.old : payload.new;
-    if (!row.claim_id) return;
-    if (row.player_id === me) {
-      if (payload.eventType === 'DELETE') trusted.delete(row.claim_id);
-      else trusted.add(row.claim_id);
-      publish();
-    }
-    if (known.get(row.claim_id)?.owner_id === me) ownChanged();
-  };
-
-  const channel: RealtimeChannel = db.channel('claims')
-    .on('postgres_changes', { event: '*', schema: 'public', table: 'game_claims' }, onClaim as never)
-    .on('postgres_changes', { event: '*', schema: 'public', table: 'game_claim_members' }, onMember as never)
-    .subscribe();
+  function regionJoined(region: Region) {
+    if (closed) return;
+    joinedRegions.push(region);
+    gatherTimer ??= setTimeout(() => {
+      gatherTimer = null;
+      if (!closed) void readRegions(joinedRegions.splice(0));
+    }, REGION_READ_GATHER_MS);
+  }
 
   void load();
   const timer = setInterval(() => {
@@ -285,11 +436,15 @@ export function followClaims(db: SupabaseClient, options: ClaimsOptions): Claims
       listeners.add(listener);
       return () => listeners.delete(listener);
     },
+    hear,
+    regionJoined,
     reload: load,
     async close() {
+      closed = true;
       clearInterval(timer);
+      if (gatherTimer) clearTimeout(gatherTimer);
+      if (ownTimer) clearTimeout(ownTimer);
       listeners.clear();
-      await db.removeChannel(channel);
     },
   };
 }

@@ -114,6 +114,8 @@ export async function startSession(options: SessionOptions): Promise<Session> {
   }
 
   const online = followOnlineCount(db, playerId, now, options.onOnlineCount);
+  // Claims are heard on the block sync's region channels (net/claims.ts).
+  const claims = followClaims(db, { playerId, playerName: options.playerName, tile, emit });
   const blocks = createBlockSync(db, {
     onActivity: online.noteActive,
     playerId,
@@ -125,6 +127,8 @@ export async function startSession(options: SessionOptions): Promise<Session> {
     now,
     onConnected: onBlocksConnected,
     onOwnRemoved: () => restorable.markStale(),
+    onClaims: claims.hear,
+    onRegionJoined: claims.regionJoined,
   });
   let hitsHeard = 0;
   const presence = createPresence(db, { playerId, readLocal: options.readLocal, emit, now, hitsHeard: () => hitsHeard });
@@ -154,7 +158,6 @@ export async function startSession(options: SessionOptions): Promise<Session> {
     },
   });
   const restorable = followRestorable(db, { playerId, tile, world: options.world, emit });
-  const claims = followClaims(db, { playerId, playerName: options.playerName, tile, emit });
 
   async function resync() {
     restorable.markStale();

@@ -91,6 +91,16 @@ begin
     execute format('create or replace trigger realtime_capture_delete after delete on %s referencing old table as old_rows for each statement execute function realtime.capture_delete()', t.name);
     execute format('create or replace trigger realtime_capture_update after update on %s for each row execute function realtime.capture_update()', t.name);
   end loop;
+  -- A table that left the publication is captured no longer.
+  for t in select distinct format('%I.%I', n.nspname, c.relname) as name
+           from pg_trigger g join pg_class c on c.oid = g.tgrelid join pg_namespace n on n.oid = c.relnamespace
+           where g.tgname in ('realtime_capture_insert', 'realtime_capture_delete', 'realtime_capture_update')
+             and not exists (select 1 from pg_publication_tables p
+                             where p.pubname = 'supabase_realtime' and p.schemaname = n.nspname and p.tablename = c.relname) loop
+    execute format('drop trigger if exists realtime_capture_insert on %s', t.name);
+    execute format('drop trigger if exists realtime_capture_delete on %s', t.name);
+    execute format('drop trigger if exists realtime_capture_update on %s', t.name);
+  end loop;
 end $$;
 `;
 
@@ -157,7 +167,7 @@ export async function installCapture(db: Queryable): Promise<void> {
   await captureTables(db);
 }
 
-/** (Re)installs the capture triggers on every published table, and the drain function. */
+/** (Re)installs the capture triggers on every published table (and removes them from tables no longer published), and the drain function. */
 export async function captureTables(db: Queryable): Promise<void> {
   await db.exec(CAPTURE_SQL);
 }

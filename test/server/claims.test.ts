@@ -207,29 +207,94 @@ test("removing a block that links blocks on water inside someone else's claim to
   assert.is((await erin.client.from('game_claims').delete().eq('owner_id', erin.address)).error, null);
 });
 
-test('claims and trust reach subscribed players at once', async () => {
-  const events: Array<{ table: string; type: string; row: Record<string, unknown> }> = [];
-  const channel = carol.client.channel('claims-live')
-    .on('postgres_changes', { event: '*', schema: 'public', table: 'game_claims' }, (p) => events.push({ table: 'claims', type: p.eventType, row: (p.eventType === 'DELETE' ? p.old : p.new) as Record<string, unknown> }))
-    .on('postgres_changes', { event: '*', schema: 'public', table: 'game_claim_members' }, (p) => events.push({ table: 'members', type: p.eventType, row: (p.eventType === 'DELETE' ? p.old : p.new) as Record<string, unknown> }));
+/** Listens on the region topic `topic` as `p`, keeping each `claims` payload; resolves once joined. */
+async function listen(p: TestPlayer, topic: string, heard: unknown[]) {
+  await p.client.realtime.setAuth();
+  const channel = p.client.channel(topic, { config: { private: true, broadcast: { ack: true } } })
+    .on('broadcast', { event: 'claims' }, ({ payload }) => {
+      // realtime.send adds the message's id to the payload.
+      const { id, ...changes } = payload as Record<string, unknown>;
+      assert.type(id, 'string');
+      heard.push(changes);
+    });
   await new Promise<void>((resolve, reject) => channel.subscribe((status, error) => (status === 'SUBSCRIBED' ? resolve() : status !== 'CLOSED' && reject(error ?? new Error(status)))));
+  return channel;
+}
+const mentions = (payload: unknown, id: string) => JSON.stringify(payload).includes(id);
+
+test('claims and trust are sent on the region topics the claim overlaps, deletes included', async () => {
+  // Tiles -10..-6 by -9..-5 lie in region 0:0 only; region 1:0 starts at tile 16.
+  const near: unknown[] = [];
+  const beside: unknown[] = [];
+  const channels = [await listen(carol, 'blocks:0:0', near), await listen(carol, 'blocks:1:0', beside)];
   try {
+    const rect = { x1: -10, y1: -9, x2: -6, y2: -5 };
+    const made = await claim(alice, rect).select('id').single();
+    assert.is(made.error, null, JSON.stringify(made.error));
+    const id = made.data!.id as string;
+    const member = { claim_id: id, player_id: bob.address };
+    assert.is((await alice.client.from('game_claim_members').insert(member)).error, null);
+    assert.is((await bob.client.from('game_claim_members').delete().eq('claim_id', id).eq('player_id', bob.address)).error, null, 'a member leaves');
+    assert.is((await alice.client.from('game_claim_members').insert(member)).error, null);
+    assert.is((await alice.client.from('game_claims').delete().eq('id', id)).error, null);
+    const row = { id, owner_id: alice.address, owner_name: nameOf(alice), ...rect };
+    const expected = [{ made: [row] }, { trusted: [member] }, { untrusted: [member] }, { trusted: [member] }, { gone: [row] }];
+    const ours = () => near.filter((payload) => mentions(payload, id));
+    for (let i = 0; i < 50 && ours().length < expected.length; i++) await new Promise((resolve) => setTimeout(resolve, 100));
+    // Barrier: a claim made after these reaches the same topic; the trust removed with the claim sent nothing.
+    const after = await claim(alice, rect).select('id').single();
+    assert.is(after.error, null, JSON.stringify(after.error));
+    for (let i = 0; i < 50 && !near.some((payload) => mentions(payload, after.data!.id as string)); i++) await new Promise((resolve) => setTimeout(resolve, 100));
+    assert.equal(ours(), expected);
+    assert.equal(beside.filter((payload) => mentions(payload, id)), [], 'nothing on a region the claim does not overlap');
+  } finally {
+    await alice.client.from('game_claims').delete().eq('owner_id', alice.address).eq('y1', -9);
+    await Promise.all(channels.map((channel) => carol.client.removeChannel(channel)));
+  }
+});
+
+test('a claim across a region border is sent on each region it overlaps', async () => {
+  // Tiles 12..20 by -9..-5: regions 0:0 and 1:0.
+  const left: unknown[] = [];
+  const right: unknown[] = [];
+  const channels = [await listen(carol, 'blocks:0:0', left), await listen(carol, 'blocks:1:0', right)];
+  try {
+    const made = await claim(alice, { x1: 12, y1: -9, x2: 20, y2: -5 }).select('id').single();
+    assert.is(made.error, null, JSON.stringify(made.error));
+    const id = made.data!.id as string;
+    for (let i = 0; i < 50 && !(left.some((p) => mentions(p, id)) && right.some((p) => mentions(p, id))); i++) await new Promise((resolve) => setTimeout(resolve, 100));
+    const row = { id, owner_id: alice.address, owner_name: nameOf(alice), x1: 12, y1: -9, x2: 20, y2: -5 };
+    assert.equal([left.filter((p) => mentions(p, id)), right.filter((p) => mentions(p, id))], [[{ made: [row] }], [{ made: [row] }]]);
+  } finally {
+    await alice.client.from('game_claims').delete().eq('owner_id', alice.address).eq('y1', -9);
+    await Promise.all(channels.map((channel) => carol.client.removeChannel(channel)));
+  }
+});
+
+test('a client cannot speak claims on a region topic: only the database does', async () => {
+  const heard: unknown[] = [];
+  const channel = await listen(carol, 'blocks:0:0', heard);
+  const forger = await listen(bob, 'blocks:0:0', []);
+  try {
+    const fake = { made: [{ id: '00000000-0000-4000-8000-000000000000', owner_id: bob.address, owner_name: 'Forged', x1: -10, y1: -9, x2: -6, y2: -5 }] };
+    const answer = await forger.send({ type: 'broadcast', event: 'claims', payload: fake });
+    // Barrier: a real claim after the fake one reaches carol.
     const made = await claim(alice, { x1: -10, y1: -9, x2: -6, y2: -5 }).select('id').single();
     assert.is(made.error, null, JSON.stringify(made.error));
     const id = made.data!.id as string;
-    assert.is((await alice.client.from('game_claim_members').insert({ claim_id: id, player_id: bob.address })).error, null);
-    assert.is((await alice.client.from('game_claims').delete().eq('id', id)).error, null);
-    // Only this claim's events: a change committed just before the subscription may still arrive.
-    const ours = () => events.filter((e) => (e.table === 'claims' ? e.row.id : e.row.claim_id) === id);
-    for (let i = 0; i < 50 && ours().length < 4; i++) await new Promise((resolve) => setTimeout(resolve, 100));
-    assert.equal(ours().map((e) => [e.table, e.type]), [['claims', 'INSERT'], ['members', 'INSERT'], ['claims', 'DELETE'], ['members', 'DELETE']]);
-    assert.equal([ours()[0]!.row.owner_name, ours()[0]!.row.x1], [nameOf(alice), -10]);
-    assert.equal(ours()[1]!.row.player_id, bob.address);
-    assert.is(ours()[2]!.row.id, id);
-    assert.equal([ours()[3]!.row.claim_id, ours()[3]!.row.player_id], [id, bob.address], 'abandoning removes the trust with the claim');
+    for (let i = 0; i < 50 && !heard.some((p) => mentions(p, id)); i++) await new Promise((resolve) => setTimeout(resolve, 100));
+    assert.ok(heard.some((p) => mentions(p, id)), 'the real claim is heard');
+    assert.equal(heard.filter((p) => mentions(p, 'Forged')), [], 'the forged claim is not');
+    assert.is(answer, 'timed out', 'as on hosted, a send the write policies refuse is dropped without a reply');
   } finally {
-    await carol.client.removeChannel(channel);
+    await alice.client.from('game_claims').delete().eq('owner_id', alice.address).eq('y1', -9);
+    await Promise.all([carol.client.removeChannel(channel), bob.client.removeChannel(forger)]);
   }
+});
+
+test('claims leave the postgres_changes publication: nothing follows them there any more', async () => {
+  const { rows } = await operator.query(`select tablename from pg_publication_tables where pubname = 'supabase_realtime' and tablename like 'game_claim%'`);
+  assert.equal(rows, []);
 });
 
 test.run();
