@@ -13,26 +13,12 @@ import WebSocket from 'ws';
 import { signInPlayer, startTestServer, type TestPlayer, type TestServer } from './harness.js';
 import { enterAtSpawn } from './rules.js';
 import { waitFor } from '../support/wait.js';
+import { seededRng, type Rng } from '../support/rng.js';
 
 const SEED = 0x7e55e7a;
 const REST_REQUESTS = 300;
 const WS_FRAMES = 200;
 
-/** mulberry32: a small seeded PRNG, so every run sends the same requests. */
-function prng(seed: number) {
-  let a = seed >>> 0;
-  const next = () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-  const int = (n: number) => Math.floor(next() * n);
-  const pick = <T,>(items: readonly T[]): T => items[int(items.length)]!;
-  return { next, int, pick };
-}
-type Rng = ReturnType<typeof prng>;
 
 let server: TestServer;
 let fuzzer: TestPlayer;
@@ -121,7 +107,7 @@ async function randomRequest(r: Rng, tokens: string[]) {
 }
 
 test(`${REST_REQUESTS} seeded REST requests: only 2xx or clear 4xx answers`, async () => {
-  const r = prng(SEED);
+  const r = seededRng(SEED);
   const token = (await fuzzer.client.auth.getSession()).data.session!.access_token;
   const statuses = new Map<number, number>();
   for (let sent = 0; sent < REST_REQUESTS; sent += 6) {
@@ -256,7 +242,7 @@ function randomFrame(r: Rng, token: string): string | Buffer {
 }
 
 test(`${WS_FRAMES} seeded WebSocket frames: the server stays up and others keep their live changes`, async () => {
-  const r = prng(SEED + 1);
+  const r = seededRng(SEED + 1);
   const token = (await fuzzer.client.auth.getSession()).data.session!.access_token;
   const events: unknown[] = [];
   const subscribed = new Promise<void>((resolve) => {

@@ -9,26 +9,12 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { signInPlayer, startTestServer, type TestPlayer, type TestServer } from './harness.js';
 import { accessToken, binaryPush, rawSocket, readBroadcast, replyTo, responseOf, type RawSocket } from './live-support.js';
+import { seededRng, type Rng } from '../support/rng.js';
 
 const SEED = 0x5eed_2026;
 const FRAMES = 600;
 const SOCKETS = 6;
 
-/** mulberry32: a small seeded PRNG, so every run sends the same frames. */
-function prng(seed: number) {
-  let a = seed >>> 0;
-  const next = () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-  const int = (n: number) => Math.floor(next() * n);
-  const pick = <T,>(items: readonly T[]): T => items[int(items.length)]!;
-  return { next, int, pick };
-}
-type Rng = ReturnType<typeof prng>;
 
 let server: TestServer;
 let player: TestPlayer;
@@ -135,7 +121,7 @@ async function freshSocket(): Promise<RawSocket> {
 }
 
 test('600 random and boundary-size frames leave the server serving REST, heartbeats and broadcasts', async () => {
-  const r = prng(SEED);
+  const r = seededRng(SEED);
   const token = await accessToken(player);
   const sockets = await Promise.all(Array.from({ length: SOCKETS }, freshSocket));
   for (let i = 0; i < FRAMES; i++) {
