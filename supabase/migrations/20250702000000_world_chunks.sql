@@ -15,10 +15,16 @@
 -- * game_block_activity keeps each player's latest placed block, for the minimap's positions and
 --   the online count: a read of it is bounded by the players, not by the blocks placed.
 
+-- The region index along one axis of tile coordinate `t`: regions are 32 tiles, centred on multiples of 32.
+create or replace function game_private.tile_region_index(t integer)
+returns integer
+language sql immutable parallel safe
+as $$ select floor((t + 16) / 32.0)::integer $$;
+
 create or replace function game_private.tile_region(x integer, y integer)
 returns text
 language sql immutable parallel safe
-as $$ select floor((x + 16) / 32.0)::integer::text || ':' || floor((y + 16) / 32.0)::integer::text $$;
+as $$ select game_private.tile_region_index(x)::text || ':' || game_private.tile_region_index(y)::text $$;
 
 -- Sends `cleared_tiles` ([[x, y], ...]) and `placed_tiles` ([[x, y, type, owner], ...]) to the region topics.
 create function game_private.send_block_changes(cleared_tiles jsonb, placed_tiles jsonb)

@@ -28,10 +28,10 @@ begin
   for message in
     with listed as (
       select e.value->'row' as entry, e.n,
-             floor(((e.value->'rect'->>0)::integer + 16) / 32.0)::integer as rx1,
-             floor(((e.value->'rect'->>1)::integer + 16) / 32.0)::integer as ry1,
-             floor(((e.value->'rect'->>2)::integer + 16) / 32.0)::integer as rx2,
-             floor(((e.value->'rect'->>3)::integer + 16) / 32.0)::integer as ry2
+             game_private.tile_region_index((e.value->'rect'->>0)::integer) as rx1,
+             game_private.tile_region_index((e.value->'rect'->>1)::integer) as ry1,
+             game_private.tile_region_index((e.value->'rect'->>2)::integer) as rx2,
+             game_private.tile_region_index((e.value->'rect'->>3)::integer) as ry2
       from jsonb_array_elements(entries) with ordinality as e(value, n)
     ), tagged as (
       select l.entry, l.n, rx::text || ':' || ry::text as region
