@@ -7,57 +7,30 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type pg from 'pg';
-import WebSocket from 'ws';
 import type { Claim } from '../../components/claims.js';
-import type { NetEvent } from '../../components/network.js';
 import { CLAIMS_KEPT } from '../../net/claims.js';
 import { connectAsOperator } from '../support/server.js';
 import { waitFor } from '../support/wait.js';
-import { createTestWallet, signInPlayer, startTestServer, type TestServer } from './harness.js';
-import { startHeadlessPlayer, type HeadlessPlayer } from './headless-player.js';
+import { startTestServer, type TestServer } from './harness.js';
+import { enterRecorded, type RecordedPlayer } from './recorded-player.js';
 
-/** A headless player that keeps its events, every socket frame it received and the URLs of its requests. */
-type Player = HeadlessPlayer & { events: NetEvent[]; frames: string[]; urls: string[] };
-
-/** A socket transport that records every frame received, as text. */
-function recordingTransport(frames: string[]): typeof WebSocket {
-  return class extends WebSocket {
-    constructor(address: string, protocols?: string | string[]) {
-      super(address, protocols);
-      this.on('message', (data: Buffer) => frames.push(Buffer.from(data).toString('latin1')));
-    }
-  } as unknown as typeof WebSocket;
-}
-
-async function enter(server: TestServer, name: string, x: number, y: number): Promise<Player> {
-  const events: NetEvent[] = [];
-  const frames: string[] = [];
-  const urls: string[] = [];
-  const fetchRecorded: typeof fetch = (input, init) => {
-    urls.push(String(input instanceof Request ? input.url : input));
-    return fetch(input, init);
-  };
-  const player = await signInPlayer(server, createTestWallet(), { transport: recordingTransport(frames), fetch: fetchRecorded });
-  const headless = await startHeadlessPlayer(server, player, { name, pose: { x, y, facing: 1, moving: false }, onEvent: (e) => events.push(e) });
-  return Object.assign(headless, { events, frames, urls });
-}
 
 /** The claims the player's engine was last told of. */
-function claimsShown(player: Player): Claim[] {
+function claimsShown(player: RecordedPlayer): Claim[] {
   for (let i = player.events.length - 1; i >= 0; i--) {
     const event = player.events[i]!;
     if (event.kind === 'claims') return event.claims;
   }
   return [];
 }
-const shown = (player: Player, id: string) => claimsShown(player).find((claim) => claim.id === id);
+const shown = (player: RecordedPlayer, id: string) => claimsShown(player).find((claim) => claim.id === id);
 
-const test = suite<{ server: TestServer; operator: pg.Client; ann: Player; bob: Player }>('claims heard by region');
+const test = suite<{ server: TestServer; operator: pg.Client; ann: RecordedPlayer; bob: RecordedPlayer }>('claims heard by region');
 
 test.before(async (ctx) => {
   ctx.server = await startTestServer();
   ctx.operator = await connectAsOperator(ctx.server);
-  [ctx.ann, ctx.bob] = await Promise.all([enter(ctx.server, 'Ann', 16, 16), enter(ctx.server, 'Bob', 16, 16)]);
+  [ctx.ann, ctx.bob] = await Promise.all([enterRecorded(ctx.server, 'Ann', 16, 16), enterRecorded(ctx.server, 'Bob', 16, 16)]);
   // A chunk is read only once its region's channel is joined.
   await waitFor(() => [ctx.ann, ctx.bob].every((p) => p.session.heldChunks().includes('0:0') && p.events.some((e) => e.kind === 'claims')), { message: 'both in the world' });
 });
@@ -69,7 +42,7 @@ test.after(async ({ server, operator, ann, bob }) => {
 });
 
 /** Makes a claim of Ann's as the operator (the rules of making one are claims.test.ts's); returns its id. */
-async function claimAs(operator: pg.Client, owner: Player, rect: { x1: number; y1: number; x2: number; y2: number }): Promise<string> {
+async function claimAs(operator: pg.Client, owner: RecordedPlayer, rect: { x1: number; y1: number; x2: number; y2: number }): Promise<string> {
   const { rows } = await operator.query<{ id: string }>(
     'insert into public.game_claims (owner_id, owner_name, x1, y1, x2, y2) values ($1, $2, $3, $4, $5, $6) returning id',
     [owner.player.address, 'Ann', rect.x1, rect.y1, rect.x2, rect.y2],

@@ -8,14 +8,12 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type pg from 'pg';
-import WebSocket from 'ws';
 import { BLOCK_TYPES } from '../../components/blocks.js';
-import type { NetEvent } from '../../components/network.js';
 import { CHUNK_TILES, regionName, regionOfTile } from '../../net/chunks.js';
 import { connectAsOperator } from '../support/server.js';
 import { waitFor } from '../support/wait.js';
-import { createTestWallet, signInPlayer, startTestServer, type ClientWiring, type TestServer } from './harness.js';
-import { startHeadlessPlayer, type HeadlessPlayer } from './headless-player.js';
+import { signInPlayer, startTestServer, type TestServer } from './harness.js';
+import { enterRecorded, type RecordedPlayer } from './recorded-player.js';
 
 /** The seeded square: tiles -260..259 by -130..129, every tile but spawn's, 135,175 blocks. */
 const SEED = { x0: -260, x1: 260, y0: -130, y1: 130 };
@@ -23,32 +21,6 @@ const SEED_OWNER = 'SeedOwnerWallet';
 /** The type the seed puts at tile (x, y). */
 const seededType = (x: number, y: number) => BLOCK_TYPES[(((x * 7 + y * 3) % 16) + 16) % 16]!;
 
-/** A headless player that keeps its events and the URLs of its requests. */
-type Player = HeadlessPlayer & { events: NetEvent[]; urls: string[]; frames: string[] };
-
-/** A socket transport that records every frame received, as text. */
-function recordingTransport(frames: string[]): typeof WebSocket {
-  return class extends WebSocket {
-    constructor(address: string, protocols?: string | string[]) {
-      super(address, protocols);
-      this.on('message', (data: Buffer) => frames.push(Buffer.from(data).toString('latin1')));
-    }
-  } as unknown as typeof WebSocket;
-}
-
-async function enter(server: TestServer, name: string, x: number, y: number, wiring: ClientWiring = {}): Promise<Player> {
-  const events: NetEvent[] = [];
-  const urls: string[] = [];
-  const frames: string[] = [];
-  const inner = wiring.fetch ?? fetch;
-  const fetchRecorded: typeof fetch = (input, init) => {
-    urls.push(String(input instanceof Request ? input.url : input));
-    return inner(input, init);
-  };
-  const player = await signInPlayer(server, createTestWallet(), { fetch: fetchRecorded, transport: recordingTransport(frames) });
-  const headless = await startHeadlessPlayer(server, player, { name, pose: { x, y, facing: 1, moving: false }, onEvent: (e) => events.push(e) });
-  return Object.assign(headless, { events, urls, frames });
-}
 
 /** The tiles of the 800x600 view around pixel (x, y). */
 function viewTiles(x: number, y: number): Array<[number, number]> {
@@ -70,12 +42,12 @@ async function viewInDatabase(operator: pg.Client, x: number, y: number): Promis
 }
 
 /** Whether the player shows exactly the database's view around pixel (x, y). */
-async function showsView(player: Player, operator: pg.Client, x: number, y: number): Promise<boolean> {
+async function showsView(player: RecordedPlayer, operator: pg.Client, x: number, y: number): Promise<boolean> {
   const expected = await viewInDatabase(operator, x, y);
   return viewTiles(x, y).every(([tx, ty]) => player.tiles.get(`${tx},${ty}`) === expected.get(`${tx},${ty}`));
 }
 
-const test = suite<{ server: TestServer; operator: pg.Client; ann: Player; bob: Player }>('world chunks');
+const test = suite<{ server: TestServer; operator: pg.Client; ann: RecordedPlayer; bob: RecordedPlayer }>('world chunks');
 
 test.before(async (ctx) => {
   ctx.server = await startTestServer();
@@ -90,7 +62,7 @@ test.before(async (ctx) => {
     [SEED.x0, SEED.x1, SEED.y0, SEED.y1, SEED_OWNER],
   );
   await ctx.operator.query(`set session_replication_role = origin`);
-  ctx.bob = await enter(ctx.server, 'Bob', 16, 16);
+  ctx.bob = await enterRecorded(ctx.server, 'Bob', 16, 16);
 });
 
 test.after(async ({ server, operator, ann, bob }) => {
@@ -111,7 +83,7 @@ test('SQL names the region of a tile as the client does', async ({ operator }) =
 test('a world of more blocks than any page or offset bound is entered, and the view shows', async (ctx) => {
   const { rows } = await ctx.operator.query<{ n: number }>('select count(*)::int as n from public.game_blocks');
   assert.is(rows[0]!.n, 520 * 260 - 25);
-  ctx.ann = await enter(ctx.server, 'Ann', 16, 16);
+  ctx.ann = await enterRecorded(ctx.server, 'Ann', 16, 16);
   await waitFor(() => showsView(ctx.ann, ctx.operator, 16, 16), { message: 'the view around spawn', timeout: 10_000 });
   assert.is(ctx.ann.tiles.get('10,8'), seededType(10, 8));
   // Every block read was a chunk's primary-key range, 256 rows at most, never an offset.
@@ -144,7 +116,7 @@ test('a change in a region the player does not hold never reaches its socket; on
 });
 
 test('a player standing where the far change was hears it there', async ({ server, operator }) => {
-  const far = await enter(server, 'Far', 2000 * 32 + 16, 2000 * 32 + 16);
+  const far = await enterRecorded(server, 'Far', 2000 * 32 + 16, 2000 * 32 + 16);
   try {
     await waitFor(() => far.tiles.get('2000,2000') === 'gold', { message: 'the far block read' });
     await operator.query(`update public.game_blocks set block_type = 'iron' where x = 2000 and y = 2000`);
@@ -200,7 +172,7 @@ test('a change heard while its chunk is read is applied after the read, neither 
     return response;
   };
   await operator.query(`delete from public.game_blocks where x in (6, 7) and y = 3`);
-  const dan = await enter(server, 'Dan', 16, 16, { fetch: gated });
+  const dan = await enterRecorded(server, 'Dan', 16, 16, { fetch: gated });
   try {
     await answer;
     bob.queues.outbox.push({ kind: 'placeBlock', x: 6, y: 3, blockType: 'gold', inventory: true });
