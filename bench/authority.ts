@@ -18,8 +18,8 @@
  *           acknowledged row is looked up. Rows lost in total (target 0).
  */
 import { loadKeys } from '../server/auth/keys.js';
-import { signInPlayer, startTestServer, makeDataDir, removeDataDir, type TestServer } from '../test/server/harness.js';
-import { enterAtSpawn, nameOf, tilesInViewOfSpawn } from '../test/server/rules.js';
+import { signInPlayer, startTestServer, makeDataDir, removeDataDir, type TestServer } from '../test/support/harness.js';
+import { enterAtSpawn, nameOf, tilesInViewOfSpawn } from '../test/support/rules.js';
 import { waitFor } from '../test/support/wait.js';
 import { QUICK, median, percentile, printHeader, round, spread } from './stats.js';
 

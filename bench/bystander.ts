@@ -7,7 +7,7 @@
  * prints one JSON array: the round trip of each read (ms).
  */
 import { once } from 'node:events';
-import { signInPlayer } from '../test/server/harness.js';
+import { signInPlayer } from '../test/support/harness.js';
 
 const [url, anonKey, seconds] = process.argv.slice(2);
 const bystander = await signInPlayer({ url: url!, anonKey: anonKey! });

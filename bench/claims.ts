@@ -16,8 +16,8 @@
  * such a heartbeat with the counting trigger (game_players_play_time) and with it disabled.
  */
 import { connectAsOperator } from '../test/support/server.js';
-import { signInPlayer, startTestServer } from '../test/server/harness.js';
-import { enterAtSpawn, nameOf } from '../test/server/rules.js';
+import { signInPlayer, startTestServer } from '../test/support/harness.js';
+import { enterAtSpawn, nameOf } from '../test/support/rules.js';
 import { QUICK, median, percentile, printHeader, round, spread } from './stats.js';
 
 const RUNS = QUICK ? 2 : 5;

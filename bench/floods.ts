@@ -34,8 +34,8 @@
 import { spawn } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import WebSocket from 'ws';
-import { signInPlayer, type TestPlayer } from '../test/server/harness.js';
-import { enterAtSpawn, nameOf, tilesInViewOfSpawn } from '../test/server/rules.js';
+import { signInPlayer, type TestPlayer } from '../test/support/harness.js';
+import { enterAtSpawn, nameOf, tilesInViewOfSpawn } from '../test/support/rules.js';
 import { makeDataDir, removeDataDir, startServer, type TestServer as Server } from '../test/support/server.js';
 import { waitFor } from '../test/support/wait.js';
 import { startDatabase } from '../server/db/index.js';

@@ -8,8 +8,8 @@
  *   rollback: RUNS times, a fresh wallet places BLOCKS blocks around spawn (new tiles each run); the operator previews,
  *             rolls back and undoes them. Milliseconds per call.
  */
-import { createTestWallet, signInPlayer, startTestServer, type TestPlayer } from '../test/server/harness.js';
-import { enterAtSpawn, nameOf, tilesInViewOfSpawn } from '../test/server/rules.js';
+import { createTestWallet, signInPlayer, startTestServer, type TestPlayer } from '../test/support/harness.js';
+import { enterAtSpawn, nameOf, tilesInViewOfSpawn } from '../test/support/rules.js';
 import { waitFor } from '../test/support/wait.js';
 import { QUICK, printHeader, spread } from './stats.js';
 

@@ -11,10 +11,10 @@
 import { chromium } from 'playwright-core';
 import { biomeAt, WORLD_SEED } from '../components/terrain.js';
 import { POSE_KEYFRAME_STEPS } from '../net/poses.js';
-import { CHROMIUM_ARGS } from '../test/e2e/setup.js';
-import { enterWorld } from '../test/e2e/enter-world.js';
-import { createTestWallet, makeDataDir, removeDataDir, signInPlayer, startTestServer, type TestServer } from '../test/server/harness.js';
-import { startHeadlessPlayer, type HeadlessPlayer } from '../test/server/headless-player.js';
+import { CHROMIUM_ARGS } from '../test/support/browser.js';
+import { enterWorld } from '../test/support/enter-world.js';
+import { createTestWallet, makeDataDir, removeDataDir, signInPlayer, startTestServer, type TestServer } from '../test/support/harness.js';
+import { startHeadlessPlayer, type HeadlessPlayer } from '../test/support/headless-player.js';
 import { seedPresence } from './seed.js';
 import { median, percentile, pick, printHeader, round, spread } from './stats.js';
 

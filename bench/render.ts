@@ -13,9 +13,9 @@ import { DEFAULT_APPEARANCE } from '../components/appearance-types.js';
 import { PLAYER_SPEED, STEP_MS, TILE_SIZE } from '../components/constants.js';
 import { POSE_KEYFRAME_STEPS } from '../net/poses.js';
 import { isSpawnTile } from '../components/terrain.js';
-import { CHROMIUM_ARGS } from '../test/e2e/setup.js';
-import { enterWorld } from '../test/e2e/enter-world.js';
-import { removeDataDir, startTestServer } from '../test/server/harness.js';
+import { CHROMIUM_ARGS } from '../test/support/browser.js';
+import { enterWorld } from '../test/support/enter-world.js';
+import { removeDataDir, startTestServer } from '../test/support/harness.js';
 import { percentile, pick, printHeader, spread } from './stats.js';
 
 const BLOCKS = 2_000;

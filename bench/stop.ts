@@ -5,7 +5,7 @@
  * chat before their socket closed. Median of the runs.
  */
 import { median, pick, printHeader, round } from './stats.js';
-import { signInPlayer, startTestServer, type TestPlayer } from '../test/server/harness.js';
+import { signInPlayer, startTestServer, type TestPlayer } from '../test/support/harness.js';
 
 const PLAYERS = pick(250, 50);
 const RUNS = pick(3, 1);

@@ -10,7 +10,7 @@ import { step } from './pipeline.js';
 /**
  * Adds `elapsedMs` of real time to `accumulated` ms (capped at MAX_CATCHUP_STEPS steps), calls
  * `runStep` once for each STEP_MS that pays for, and returns the ms left over. The engine's loop
- * below, and players without an engine (test/server/headless-player.ts), step by it.
+ * below, and players without an engine (test/support/headless-player.ts), step by it.
  */
 export function spendSteps(accumulated: number, elapsedMs: number, runStep: () => void): number {
   let left = Math.min(accumulated + Math.max(0, elapsedMs), MAX_CATCHUP_STEPS * STEP_MS);

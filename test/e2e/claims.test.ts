@@ -9,10 +9,10 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Page } from 'playwright-core';
 import { CLAIM_COLORS } from '../../components/claims.js';
-import { enterWorld, type PlayerInWorld } from './enter-world.js';
+import { enterWorld, type PlayerInWorld } from '../support/enter-world.js';
 import type { TestServer } from '../support/server.js';
-import { acquire, release, startE2EServer, type E2E } from './setup.js';
-import { createTestWallet, installTestWallet } from './wallet.js';
+import { acquire, release, startE2EServer, type E2E } from '../support/browser.js';
+import { createTestWallet, installTestWallet } from '../support/browser-wallet.js';
 
 const test = suite<{ e2e: E2E; server: TestServer; alice: PlayerInWorld }>('land claims');
 // A server of its own: the players here build, and the shared server's other suites count who built

@@ -1,7 +1,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { acquire, openPage, release, type E2E } from './setup.js';
-import { createTestWallet, installTestWallet, type TestWallet } from './wallet.js';
+import { acquire, openPage, release, type E2E } from '../support/browser.js';
+import { createTestWallet, installTestWallet, type TestWallet } from '../support/browser-wallet.js';
 
 const test = suite<{ e2e: E2E }>('landing');
 test.before(async (ctx) => {

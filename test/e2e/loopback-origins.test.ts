@@ -2,8 +2,8 @@ import { chromium, type Browser } from 'playwright-core';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startServer, type TestServer } from '../support/server.js';
-import { CHROMIUM_ARGS } from './setup.js';
-import { createTestWallet, installTestWallet } from './wallet.js';
+import { CHROMIUM_ARGS } from '../support/browser.js';
+import { createTestWallet, installTestWallet } from '../support/browser-wallet.js';
 
 /**
  * A server with no SITE_URL answers on localhost, 127.0.0.1 and [::1]: the page opened at each

@@ -12,9 +12,9 @@ import * as assert from 'uvu/assert';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { freePort } from '../../server/db/cluster.js';
 import { startServer, type TestServer } from '../support/server.js';
-import { enterWorld, type PlayerInWorld } from './enter-world.js';
-import { CHROMIUM_ARGS } from './setup.js';
-import { createTestWallet, installTestWallet, type TestWallet } from './wallet.js';
+import { enterWorld, type PlayerInWorld } from '../support/enter-world.js';
+import { CHROMIUM_ARGS } from '../support/browser.js';
+import { createTestWallet, installTestWallet, type TestWallet } from '../support/browser-wallet.js';
 
 interface World {
   browser: Browser;

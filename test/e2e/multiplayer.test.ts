@@ -9,9 +9,9 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import { isWaterTile, WORLD_SEED } from '../../components/terrain.js';
 import { makeDataDir, removeDataDir, type TestServer } from '../support/server.js';
 import { freePort } from '../../server/db/cluster.js';
-import { CHROMIUM_ARGS, FAKE_MICROPHONE_ARGS, startE2EServer } from './setup.js';
-import { enterWorld, type PlayerInWorld } from './enter-world.js';
-import { createTestWallet, installTestWallet } from './wallet.js';
+import { CHROMIUM_ARGS, FAKE_MICROPHONE_ARGS, startE2EServer } from '../support/browser.js';
+import { enterWorld, type PlayerInWorld } from '../support/enter-world.js';
+import { createTestWallet, installTestWallet } from '../support/browser-wallet.js';
 
 /** Fake microphone, always allowed, and clips may play without a click. */
 const MEDIA_ARGS = [...FAKE_MICROPHONE_ARGS, '--use-fake-ui-for-media-stream', '--autoplay-policy=no-user-gesture-required'];

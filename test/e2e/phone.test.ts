@@ -10,9 +10,9 @@ import * as assert from 'uvu/assert';
 import type { BrowserContext, CDPSession, Page } from 'playwright-core';
 import { biomeAt } from '../../components/terrain.js';
 import { WORLD_SEED } from '../../components/terrain.js';
-import { enterWorld } from './enter-world.js';
-import { acquire, release, type E2E } from './setup.js';
-import { createTestWallet, installStandardWallet, installTestWallet } from './wallet.js';
+import { enterWorld } from '../support/enter-world.js';
+import { acquire, release, type E2E } from '../support/browser.js';
+import { createTestWallet, installStandardWallet, installTestWallet } from '../support/browser-wallet.js';
 
 const test = suite<{ e2e: E2E }>('phone');
 test.before(async (ctx) => {

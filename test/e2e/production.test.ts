@@ -1,8 +1,8 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { BrowserContext, Page } from 'playwright-core';
-import { acquire, openPage, release, type E2E } from './setup.js';
-import { createTestWallet, installTestWallet } from './wallet.js';
+import { acquire, openPage, release, type E2E } from '../support/browser.js';
+import { createTestWallet, installTestWallet } from '../support/browser-wallet.js';
 
 const test = suite<{ e2e: E2E }>('production serving in the browser');
 test.before(async (ctx) => {

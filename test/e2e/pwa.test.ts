@@ -9,7 +9,7 @@ import { mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type Page } from 'playwright-core';
-import { acquire, CHROMIUM_ARGS, openPage, release, type E2E } from './setup.js';
+import { acquire, CHROMIUM_ARGS, openPage, release, type E2E } from '../support/browser.js';
 
 const test = suite<{ e2e: E2E }>('installable, with an offline screen');
 test.before(async (ctx) => {

@@ -10,7 +10,7 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import { BIOME, biomeCodeAt, WORLD_SEED } from '../../components/terrain.js';
 import { fringeMask, fringesOf } from '../../systems/draw/biome-edges.js';
 import { BIOME_COLORS, BIOME_RIMS } from '../../systems/draw/terrain-sprites.js';
-import { CHROMIUM_ARGS } from './setup.js';
+import { CHROMIUM_ARGS } from '../support/browser.js';
 
 let browser: Browser;
 let page: Page;

@@ -12,8 +12,8 @@ import { decodeJwt } from 'jose';
 import { createClient, type SupabaseClient } from '@supabase/supabase-js';
 import WebSocket from 'ws';
 import { startDatabase } from '../../server/db/index.js';
-import { createTestClient, makeDataDir, removeDataDir, signInPlayer, startTestServer, type TestPlayer, type TestServer } from './harness.js';
-import { rawRequest } from './web3-grant.js';
+import { createTestClient, makeDataDir, removeDataDir, signInPlayer, startTestServer, type TestPlayer, type TestServer } from '../support/harness.js';
+import { rawRequest } from '../support/web3-grant.js';
 
 let server: TestServer;
 let dataDir: string;

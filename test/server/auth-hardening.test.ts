@@ -13,9 +13,9 @@ import type { Queryable } from '../../server/db/index.js';
 import { TOO_MANY_SOCKETS } from '../../server/realtime/index.js';
 import { connectAsOperator } from '../support/server.js';
 import { waitFor } from '../support/wait.js';
-import { createTestClient, signInPlayer, startTestServer, type TestPlayer, type TestServer } from './harness.js';
-import { enterAtSpawn, nameOf } from './rules.js';
-import { rawRequest, type RawResponse } from './web3-grant.js';
+import { createTestClient, signInPlayer, startTestServer, type TestPlayer, type TestServer } from '../support/harness.js';
+import { enterAtSpawn, nameOf } from '../support/rules.js';
+import { rawRequest, type RawResponse } from '../support/web3-grant.js';
 
 const OVER_LIMIT = { code: 'over_request_rate_limit', message: 'Request rate limit reached' };
 

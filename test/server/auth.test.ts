@@ -1,8 +1,8 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { decodeJwt } from 'jose';
-import { createTestClient, createTestWallet, signInPlayer, startTestServer, type TestServer } from './harness.js';
-import { postWeb3, siwsMessage } from './web3-grant.js';
+import { createTestClient, createTestWallet, signInPlayer, startTestServer, type TestServer } from '../support/harness.js';
+import { postWeb3, siwsMessage } from '../support/web3-grant.js';
 
 let server: TestServer;
 

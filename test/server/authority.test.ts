@@ -4,8 +4,8 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { removeDataDir, signInPlayer, startTestServer, type TestPlayer, type TestServer } from './harness.js';
-import { createRules, nameOf, type Rules, type WriteResult } from './rules.js';
+import { removeDataDir, signInPlayer, startTestServer, type TestPlayer, type TestServer } from '../support/harness.js';
+import { createRules, nameOf, type Rules, type WriteResult } from '../support/rules.js';
 
 let server: TestServer;
 /** Reads tables for the before/after comparisons; never writes. */

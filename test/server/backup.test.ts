@@ -9,10 +9,10 @@ import { readHeader, tableChecksums, trailerOf, type TableSummary } from '../../
 import { scheduleBackups } from '../../server/backup/schedule.js';
 import { runningCluster } from '../../server/backup/connect.js';
 import { startCluster } from '../../server/db/cluster.js';
-import { makeDataDir, removeDataDir, signInPlayer, startTestServer, type TestPlayer } from './harness.js';
-import { HOSTED_PROJECT_SQL, OWNER, OWNER_PASSWORD } from './hosted-project.js';
-import { accessToken } from './live-support.js';
-import { enterAtSpawn, tilesInViewOfSpawn } from './rules.js';
+import { makeDataDir, removeDataDir, signInPlayer, startTestServer, type TestPlayer } from '../support/harness.js';
+import { HOSTED_PROJECT_SQL, OWNER, OWNER_PASSWORD } from '../support/hosted-project.js';
+import { accessToken } from '../support/live.js';
+import { enterAtSpawn, tilesInViewOfSpawn } from '../support/rules.js';
 
 const run = promisify(execFile);
 const ADMIN = join('dist', 'admin.mjs');

@@ -8,7 +8,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { SupabaseClient } from '@supabase/supabase-js';
 import type pg from 'pg';
-import { createTestClient, signInPlayer, startTestServer, type TestPlayer, type TestServer } from './harness.js';
+import { createTestClient, signInPlayer, startTestServer, type TestPlayer, type TestServer } from '../support/harness.js';
 import { connectAsOperator } from '../support/server.js';
 import { waitFor } from '../support/wait.js';
 

@@ -11,8 +11,8 @@ import type { Claim } from '../../components/claims.js';
 import { CLAIMS_KEPT } from '../../net/claims.js';
 import { connectAsOperator } from '../support/server.js';
 import { waitFor } from '../support/wait.js';
-import { startTestServer, type TestServer } from './harness.js';
-import { enterRecorded, type RecordedPlayer } from './recorded-player.js';
+import { startTestServer, type TestServer } from '../support/harness.js';
+import { enterRecorded, type RecordedPlayer } from '../support/recorded-player.js';
 
 
 /** The claims the player's engine was last told of. */

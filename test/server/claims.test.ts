@@ -8,8 +8,8 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { isWaterTile, WORLD_SEED } from '../../components/terrain.js';
 import { connectAsOperator } from '../support/server.js';
-import { signInPlayer, startTestServer, type TestPlayer, type TestServer } from './harness.js';
-import { createRules, enterAtSpawn, nameOf, type Rules } from './rules.js';
+import { signInPlayer, startTestServer, type TestPlayer, type TestServer } from '../support/harness.js';
+import { createRules, enterAtSpawn, nameOf, type Rules } from '../support/rules.js';
 
 let server: TestServer;
 let operator: pg.Client;

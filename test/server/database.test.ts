@@ -16,8 +16,8 @@ import { startCluster } from '../../server/db/cluster.js';
 import { migrate } from '../../server/db/migrate.js';
 import { processState, waitGone } from '../../server/db/processes.js';
 import type { Database, Queryable } from '../../server/db/types.js';
-import { makeDataDir, postmasterPid, removeDataDir, signInPlayer, startTestServer, type TestPlayer, type TestServer } from './harness.js';
-import { enterAtSpawn, nameOf } from './rules.js';
+import { makeDataDir, postmasterPid, removeDataDir, signInPlayer, startTestServer, type TestPlayer, type TestServer } from '../support/harness.js';
+import { enterAtSpawn, nameOf } from '../support/rules.js';
 
 /** Writes `count` blocks one by one near spawn; each resolves only once the server acknowledged it. */
 async function writeBlocks(player: TestPlayer, y: number, count: number): Promise<number[]> {

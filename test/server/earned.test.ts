@@ -4,8 +4,8 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { removeDataDir, signInPlayer, startTestServer, type TestPlayer, type TestServer } from './harness.js';
-import { createRules, nameOf } from './rules.js';
+import { removeDataDir, signInPlayer, startTestServer, type TestPlayer, type TestServer } from '../support/harness.js';
+import { createRules, nameOf } from '../support/rules.js';
 
 let server: TestServer;
 let rules: ReturnType<typeof createRules>;

@@ -7,8 +7,8 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { readRemovals, restorableInView } from '../../net/restorable.js';
-import { signInPlayer, startTestServer, type TestPlayer, type TestServer } from './harness.js';
-import { enterAtSpawn, nameOf } from './rules.js';
+import { signInPlayer, startTestServer, type TestPlayer, type TestServer } from '../support/harness.js';
+import { enterAtSpawn, nameOf } from '../support/rules.js';
 
 let server: TestServer;
 let alice: TestPlayer;

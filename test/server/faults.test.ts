@@ -4,8 +4,8 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { createTestClient, makeDataDir, removeDataDir, signInPlayer, startTestServer, type TestPlayer } from './harness.js';
-import { enterAtSpawn } from './rules.js';
+import { createTestClient, makeDataDir, removeDataDir, signInPlayer, startTestServer, type TestPlayer } from '../support/harness.js';
+import { enterAtSpawn } from '../support/rules.js';
 import { waitFor } from '../support/wait.js';
 
 const WRITERS = 4;

@@ -10,8 +10,8 @@ import { SignJWT } from 'jose';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import WebSocket from 'ws';
-import { signInPlayer, startTestServer, type TestPlayer, type TestServer } from './harness.js';
-import { enterAtSpawn } from './rules.js';
+import { signInPlayer, startTestServer, type TestPlayer, type TestServer } from '../support/harness.js';
+import { enterAtSpawn } from '../support/rules.js';
 import { waitFor } from '../support/wait.js';
 import { seededRng, type Rng } from '../support/rng.js';
 

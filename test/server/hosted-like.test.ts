@@ -11,9 +11,9 @@ import pg from 'pg';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startCluster, type Cluster } from '../../server/db/cluster.js';
-import { createTestClient, makeDataDir, removeDataDir, signInPlayer, startTestServer, type TestPlayer, type TestServer } from './harness.js';
-import { createRules, enterAtSpawn, nameOf, type Rules } from './rules.js';
-import { HOSTED_PROJECT_SQL, OWNER, OWNER_PASSWORD } from './hosted-project.js';
+import { createTestClient, makeDataDir, removeDataDir, signInPlayer, startTestServer, type TestPlayer, type TestServer } from '../support/harness.js';
+import { createRules, enterAtSpawn, nameOf, type Rules } from '../support/rules.js';
+import { HOSTED_PROJECT_SQL, OWNER, OWNER_PASSWORD } from '../support/hosted-project.js';
 
 /** Every migration in supabase/migrations, by version, as the Supabase CLI records them. */
 const migrationVersions = readdirSync('supabase/migrations').filter((name) => name.endsWith('.sql')).map((name) => name.split('_')[0]!).sort();

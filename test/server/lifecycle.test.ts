@@ -1,7 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { makeDataDir, removeDataDir, signInPlayer, startTestServer } from './harness.js';
-import { enterAtSpawn } from './rules.js';
+import { makeDataDir, removeDataDir, signInPlayer, startTestServer } from '../support/harness.js';
+import { enterAtSpawn } from '../support/rules.js';
 
 test('acknowledged writes survive kill -9 and a restart on the same DATA_DIR', async () => {
   const dataDir = await makeDataDir();

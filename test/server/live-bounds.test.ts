@@ -6,11 +6,11 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { signInPlayer, startTestServer, type TestPlayer, type TestServer } from './harness.js';
-import { enterAtSpawn } from './rules.js';
+import { signInPlayer, startTestServer, type TestPlayer, type TestServer } from '../support/harness.js';
+import { enterAtSpawn } from '../support/rules.js';
 import { waitFor } from '../support/wait.js';
 import { connectAsOperator } from '../support/server.js';
-import { accessToken, joinRegion, rawSocket, readBroadcast, replyTo, responseOf, type RawSocket } from './live-support.js';
+import { accessToken, joinRegion, rawSocket, readBroadcast, replyTo, responseOf, type RawSocket } from '../support/live.js';
 
 let server: TestServer;
 let alice: TestPlayer;

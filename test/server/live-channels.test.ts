@@ -5,11 +5,11 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { createTestClient, signInPlayer, startTestServer, type TestPlayer, type TestServer } from './harness.js';
-import { enterAtSpawn } from './rules.js';
+import { createTestClient, signInPlayer, startTestServer, type TestPlayer, type TestServer } from '../support/harness.js';
+import { enterAtSpawn } from '../support/rules.js';
 import { waitFor } from '../support/wait.js';
 import { WRITE_CHECK_MS } from '../../server/realtime/limits.js';
-import { accessToken, binaryPush, joinChannel, joinRegion, rawSocket, readBroadcast, replyTo, responseOf } from './live-support.js';
+import { accessToken, binaryPush, joinChannel, joinRegion, rawSocket, readBroadcast, replyTo, responseOf } from '../support/live.js';
 
 let server: TestServer;
 let alice: TestPlayer;

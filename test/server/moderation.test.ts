@@ -11,8 +11,8 @@ import * as assert from 'uvu/assert';
 import { runOps } from '../../scripts/ops.js';
 import { connectAsOperator } from '../support/server.js';
 import { waitFor } from '../support/wait.js';
-import { createTestWallet, signInPlayer, startTestServer, type TestPlayer, type TestServer, type TestWallet } from './harness.js';
-import { enterAtSpawn, nameOf } from './rules.js';
+import { createTestWallet, signInPlayer, startTestServer, type TestPlayer, type TestServer, type TestWallet } from '../support/harness.js';
+import { enterAtSpawn, nameOf } from '../support/rules.js';
 
 let server: TestServer;
 let operatorWallet: TestWallet;

@@ -7,8 +7,8 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { connectAsOperator } from '../support/server.js';
-import { signInPlayer, startTestServer, type TestPlayer, type TestServer } from './harness.js';
-import { createRules } from './rules.js';
+import { signInPlayer, startTestServer, type TestPlayer, type TestServer } from '../support/harness.js';
+import { createRules } from '../support/rules.js';
 
 let server: TestServer;
 let rules: ReturnType<typeof createRules>;

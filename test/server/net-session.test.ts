@@ -6,8 +6,8 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { NetEvent } from '../../components/network.js';
 import { regionOf, regionTopic } from '../../net/regions.js';
-import { startHeadlessPlayer, type HeadlessPlayer } from './headless-player.js';
-import { signInPlayer, startTestServer, type TestServer } from './harness.js';
+import { startHeadlessPlayer, type HeadlessPlayer } from '../support/headless-player.js';
+import { signInPlayer, startTestServer, type TestServer } from '../support/harness.js';
 import { waitFor } from '../support/wait.js';
 
 /** A headless player that also keeps every event it received. */

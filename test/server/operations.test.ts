@@ -6,11 +6,11 @@ import * as assert from 'uvu/assert';
 import parsePrometheusTextFormat from 'parse-prometheus-text-format';
 import { waitFor } from '../support/wait.js';
 import { freePort } from '../../server/db/cluster.js';
-import { createTestWallet, makeDataDir, postmasterPid, removeDataDir, SERVER_ENTRY, signInPlayer, startTestServer, type TestServer } from './harness.js';
-import { accessToken } from './live-support.js';
+import { createTestWallet, makeDataDir, postmasterPid, removeDataDir, SERVER_ENTRY, signInPlayer, startTestServer, type TestServer } from '../support/harness.js';
+import { accessToken } from '../support/live.js';
 import { connectAsOperator } from '../support/server.js';
-import { enterAtSpawn } from './rules.js';
-import { postWeb3, rawRequest, signedGrant } from './web3-grant.js';
+import { enterAtSpawn } from '../support/rules.js';
+import { postWeb3, rawRequest, signedGrant } from '../support/web3-grant.js';
 
 /**
  * Scrapes `/metrics`, checks it with a Prometheus text-format parser (which throws on a malformed

@@ -3,8 +3,8 @@ import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { SignJWT } from 'jose';
-import { createTestClient, signInPlayer, startTestServer, type TestPlayer, type TestServer } from './harness.js';
-import { enterAtSpawn } from './rules.js';
+import { createTestClient, signInPlayer, startTestServer, type TestPlayer, type TestServer } from '../support/harness.js';
+import { enterAtSpawn } from '../support/rules.js';
 
 let server: TestServer;
 let alice: TestPlayer;

@@ -8,10 +8,10 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { SupabaseClient } from '@supabase/supabase-js';
-import { createTestClient, signInPlayer, startTestServer, type TestPlayer, type TestServer } from './harness.js';
-import { enterAtSpawn } from './rules.js';
+import { createTestClient, signInPlayer, startTestServer, type TestPlayer, type TestServer } from '../support/harness.js';
+import { enterAtSpawn } from '../support/rules.js';
 import { waitFor } from '../support/wait.js';
-import { accessToken, joinChannel, joinRegion } from './live-support.js';
+import { accessToken, joinChannel, joinRegion } from '../support/live.js';
 
 let server: TestServer;
 let alice: TestPlayer;

@@ -11,7 +11,7 @@ import type pg from 'pg';
 import type { RealtimeChannel } from '@supabase/supabase-js';
 import { connectAsOperator } from '../support/server.js';
 import { waitFor } from '../support/wait.js';
-import { removeDataDir, signInPlayer, startTestServer, type TestPlayer, type TestServer } from './harness.js';
+import { removeDataDir, signInPlayer, startTestServer, type TestPlayer, type TestServer } from '../support/harness.js';
 
 let server: TestServer;
 let operator: pg.Client;

@@ -12,8 +12,8 @@ import type pg from 'pg';
 import type { RealtimeChannel, SupabaseClient } from '@supabase/supabase-js';
 import { connectAsOperator } from '../support/server.js';
 import { waitFor } from '../support/wait.js';
-import { createTestClient, signInPlayer, startTestServer, type TestPlayer, type TestServer } from './harness.js';
-import { accessToken, binaryPush, rawSocket, replyTo, responseOf } from './live-support.js';
+import { createTestClient, signInPlayer, startTestServer, type TestPlayer, type TestServer } from '../support/harness.js';
+import { accessToken, binaryPush, rawSocket, replyTo, responseOf } from '../support/live.js';
 
 let server: TestServer;
 let operator: pg.Client;

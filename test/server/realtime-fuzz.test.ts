@@ -7,8 +7,8 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { signInPlayer, startTestServer, type TestPlayer, type TestServer } from './harness.js';
-import { accessToken, binaryPush, rawSocket, readBroadcast, replyTo, responseOf, type RawSocket } from './live-support.js';
+import { signInPlayer, startTestServer, type TestPlayer, type TestServer } from '../support/harness.js';
+import { accessToken, binaryPush, rawSocket, readBroadcast, replyTo, responseOf, type RawSocket } from '../support/live.js';
 import { seededRng, type Rng } from '../support/rng.js';
 
 const SEED = 0x5eed_2026;

@@ -6,9 +6,9 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { createTestClient, signInPlayer, startTestServer, type TestPlayer, type TestServer } from './harness.js';
-import { accessToken, binaryPush, rawSocket, readBroadcast, replyTo, responseOf, type RawSocket } from './live-support.js';
-import { enterAtSpawn } from './rules.js';
+import { createTestClient, signInPlayer, startTestServer, type TestPlayer, type TestServer } from '../support/harness.js';
+import { accessToken, binaryPush, rawSocket, readBroadcast, replyTo, responseOf, type RawSocket } from '../support/live.js';
+import { enterAtSpawn } from '../support/rules.js';
 import { waitFor } from '../support/wait.js';
 
 let server: TestServer;

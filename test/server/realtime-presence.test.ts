@@ -8,11 +8,11 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { RealtimeChannel, SupabaseClient } from '@supabase/supabase-js';
 import WebSocket from 'ws';
-import { createTestClient, signInPlayer, startTestServer, type TestPlayer, type TestServer } from './harness.js';
-import { enterAtSpawn } from './rules.js';
+import { createTestClient, signInPlayer, startTestServer, type TestPlayer, type TestServer } from '../support/harness.js';
+import { enterAtSpawn } from '../support/rules.js';
 import { connectAsOperator } from '../support/server.js';
 import { waitFor } from '../support/wait.js';
-import { rawSocket, replyTo, responseOf, type RawSocket } from './live-support.js';
+import { rawSocket, replyTo, responseOf, type RawSocket } from '../support/live.js';
 
 let server: TestServer;
 let alice: TestPlayer;

@@ -2,7 +2,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createClient, type RealtimeChannel, type SupabaseClient } from '@supabase/supabase-js';
 import WebSocket from 'ws';
-import { createTestClient, signInPlayer, startTestServer, type TestPlayer, type TestServer } from './harness.js';
+import { createTestClient, signInPlayer, startTestServer, type TestPlayer, type TestServer } from '../support/harness.js';
 import { waitFor } from '../support/wait.js';
 
 let server: TestServer;

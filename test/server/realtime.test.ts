@@ -1,8 +1,8 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { RealtimeChannel, SupabaseClient } from '@supabase/supabase-js';
-import { createTestClient, signInPlayer, startTestServer, type TestPlayer, type TestServer } from './harness.js';
-import { enterAtSpawn } from './rules.js';
+import { createTestClient, signInPlayer, startTestServer, type TestPlayer, type TestServer } from '../support/harness.js';
+import { enterAtSpawn } from '../support/rules.js';
 import { waitFor } from '../support/wait.js';
 
 type Row = Record<string, unknown>;

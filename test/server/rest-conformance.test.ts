@@ -7,8 +7,8 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { connectAsOperator } from '../support/server.js';
-import { makeDataDir, removeDataDir, signInPlayer, startTestServer, type TestPlayer, type TestServer } from './harness.js';
-import { enterAtSpawn } from './rules.js';
+import { makeDataDir, removeDataDir, signInPlayer, startTestServer, type TestPlayer, type TestServer } from '../support/harness.js';
+import { enterAtSpawn } from '../support/rules.js';
 
 let server: TestServer;
 let alice: TestPlayer;

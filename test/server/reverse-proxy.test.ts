@@ -14,7 +14,7 @@ import * as assert from 'uvu/assert';
 import WebSocket from 'ws';
 import { freePort } from '../../server/db/cluster.js';
 import { waitFor } from '../support/wait.js';
-import { makeDataDir, removeDataDir, startTestServer } from './harness.js';
+import { makeDataDir, removeDataDir, startTestServer } from '../support/harness.js';
 
 const NGINX = '/usr/sbin/nginx';
 

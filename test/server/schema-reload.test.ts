@@ -8,7 +8,7 @@ import * as assert from 'uvu/assert';
 import type pg from 'pg';
 import { connectAsOperator } from '../support/server.js';
 import { waitFor } from '../support/wait.js';
-import { createTestClient, removeDataDir, startTestServer, type TestServer } from './harness.js';
+import { createTestClient, removeDataDir, startTestServer, type TestServer } from '../support/harness.js';
 
 let server: TestServer;
 let operator: pg.Client;

@@ -3,7 +3,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { startTestServer, type TestServer } from './harness.js';
+import { startTestServer, type TestServer } from '../support/harness.js';
 
 let server: TestServer;
 /** The built client's files, as `npm run build` wrote them. */

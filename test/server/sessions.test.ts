@@ -6,8 +6,8 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { RealtimeChannel, SupabaseClient } from '@supabase/supabase-js';
-import { createTestClient, makeDataDir, removeDataDir, signInPlayer, startTestServer, type TestPlayer, type TestServer } from './harness.js';
-import { rawRequest, type RawResponse } from './web3-grant.js';
+import { createTestClient, makeDataDir, removeDataDir, signInPlayer, startTestServer, type TestPlayer, type TestServer } from '../support/harness.js';
+import { rawRequest, type RawResponse } from '../support/web3-grant.js';
 
 let server: TestServer;
 /** The suite's DATA_DIR, kept across the restart. */

@@ -6,8 +6,8 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { decodeJwt } from 'jose';
-import { createTestWallet, removeDataDir, signInPlayer, startTestServer, type TestServer } from './harness.js';
-import { postWeb3, rawRequest, signedGrant, type MessageFields, type RawResponse } from './web3-grant.js';
+import { createTestWallet, removeDataDir, signInPlayer, startTestServer, type TestServer } from '../support/harness.js';
+import { postWeb3, rawRequest, signedGrant, type MessageFields, type RawResponse } from '../support/web3-grant.js';
 
 const MINUTE = 60_000;
 

@@ -6,8 +6,8 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { isWaterTile, WORLD_SEED } from '../../components/terrain.js';
-import { signInPlayer, startTestServer, type TestPlayer, type TestServer } from './harness.js';
-import { createRules, nameOf } from './rules.js';
+import { signInPlayer, startTestServer, type TestPlayer, type TestServer } from '../support/harness.js';
+import { createRules, nameOf } from '../support/rules.js';
 import { waitFor } from '../support/wait.js';
 
 let server: TestServer;

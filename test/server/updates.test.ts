@@ -10,8 +10,8 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import WebSocket from 'ws';
 import { isWaterTile, WORLD_SEED } from '../../components/terrain.js';
-import { signInPlayer, startTestServer, type TestPlayer, type TestServer } from './harness.js';
-import { createRules, enterAtSpawn, nameOf, tilesInViewOfSpawn, type Rules } from './rules.js';
+import { signInPlayer, startTestServer, type TestPlayer, type TestServer } from '../support/harness.js';
+import { createRules, enterAtSpawn, nameOf, tilesInViewOfSpawn, type Rules } from '../support/rules.js';
 
 let server: TestServer;
 let service: SupabaseClient;

@@ -12,8 +12,8 @@ import { BLOCK_TYPES } from '../../components/blocks.js';
 import { CHUNK_TILES, regionName, regionOfTile } from '../../net/chunks.js';
 import { connectAsOperator } from '../support/server.js';
 import { waitFor } from '../support/wait.js';
-import { signInPlayer, startTestServer, type TestServer } from './harness.js';
-import { enterRecorded, type RecordedPlayer } from './recorded-player.js';
+import { signInPlayer, startTestServer, type TestServer } from '../support/harness.js';
+import { enterRecorded, type RecordedPlayer } from '../support/recorded-player.js';
 
 /** The seeded square: tiles -260..259 by -130..129, every tile but spawn's, 135,175 blocks. */
 const SEED = { x0: -260, x1: 260, y0: -130, y1: 130 };

@@ -6,7 +6,7 @@
 import { join } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { freePort } from '../../server/db/cluster.js';
-import { startServer, type TestServer } from '../support/server.js';
+import { startServer, type TestServer } from './server.js';
 
 /** Flags for headless Chromium on this machine: no sandbox as root, no network beyond loopback. */
 export const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run', '--disable-sync'];

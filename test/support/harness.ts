@@ -2,9 +2,9 @@ import { generateKeyPairSync, sign, type KeyObject } from 'node:crypto';
 import { getBase58Decoder } from '@solana/web3.js';
 import { createClient, type SupabaseClient } from '@supabase/supabase-js';
 import WebSocket from 'ws';
-import { startServer, type TestServer } from '../support/server.js';
+import { startServer, type TestServer } from './server.js';
 
-export { makeDataDir, postmasterPid, removeDataDir, SERVER_ENTRY, TEST_RATE_LIMIT_WEB3, type TestServer } from '../support/server.js';
+export { makeDataDir, postmasterPid, removeDataDir, SERVER_ENTRY, TEST_RATE_LIMIT_WEB3, type TestServer } from './server.js';
 
 /**
  * The built server on its own DATA_DIR (a new temporary one, removed by `stop()`, when

@@ -1,7 +1,7 @@
 import type { RealtimeChannel, SupabaseClient } from '@supabase/supabase-js';
 import WebSocket from 'ws';
 import type { TestPlayer, TestServer } from './harness.js';
-import { waitFor } from '../support/wait.js';
+import { waitFor } from './wait.js';
 
 /** How a supabase-js subscribe ended: SUBSCRIBED, or the error status with the server's reason. */
 export interface Joined {

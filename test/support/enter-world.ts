@@ -1,6 +1,6 @@
 /** Brings a fresh test player into the world in its own browser context. */
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { createTestWallet, installTestWallet, type TestWallet } from './wallet.js';
+import { createTestWallet, installTestWallet, type TestWallet } from './browser-wallet.js';
 
 /** A player in the world: its wallet, browser context and page. */
 export interface PlayerInWorld {
