@@ -1,6 +1,7 @@
 import { LARGE_TEXT_CHARS, type TableInfo } from './catalog.js';
 import { RestError } from './errors.js';
-import { isFts, PATTERN_OPERATORS, type Condition, type EmbedQuery, type FieldRef, type Filter, type OrderTerm, type RequestQuery } from './query.js';
+import { isFts, PATTERN_OPERATORS } from './operators.js';
+import type { Condition, EmbedQuery, FieldRef, Filter, OrderTerm, RequestQuery } from './request.js';
 
 /**
  * What one REST request may ask of the database. Each limit refuses, before any SQL runs, a
