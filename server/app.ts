@@ -16,7 +16,7 @@ import { scheduleBackups } from './backup/schedule.js';
 import { startDatabase } from './db/index.js';
 import { migrationVersions } from './db/migrate.js';
 import { applyCors } from './http/cors.js';
-import { apiServiceOf, notFoundBody } from './http/not-found.js';
+import { apiServiceOf, notFoundBody } from './not-found.js';
 import { sendJson } from './http/respond.js';
 import { readinessHandler, serveHealth, serveMetrics } from './http/ops.js';
 import { applySecurityHeaders, contentSecurityPolicy } from './http/security.js';
