@@ -169,9 +169,10 @@ export function importGraph(folders: readonly string[]): ImportEdge[] {
 
 /**
  * Every elementary cycle of the graph, each as the path of its modules from the alphabetically
- * first back to itself (`a -> b -> a`), sorted. Gives up past `limit` cycles.
+ * first back to itself (`a -> b -> a`), shortest first, then in name order. Stops looking past
+ * `limit` cycles (one wrong import can close hundreds).
  */
-export function findCycles(edges: readonly Pick<ImportEdge, 'from' | 'to'>[], limit = 200): string[] {
+export function findCycles(edges: readonly Pick<ImportEdge, 'from' | 'to'>[], limit = 1000): string[] {
   const next = new Map<string, string[]>();
   for (const { from, to } of edges) {
     const targets = next.get(from) ?? [];
@@ -199,7 +200,8 @@ export function findCycles(edges: readonly Pick<ImportEdge, 'from' | 'to'>[], li
     };
     walk(start);
   }
-  return cycles.sort();
+  const length = (cycle: string) => cycle.split(' -> ').length;
+  return cycles.sort((a, b) => length(a) - length(b) || (a < b ? -1 : a > b ? 1 : 0));
 }
 
 /** The top folder of a repository module, with `test/support` told apart from the rest of `test`. */

@@ -12,10 +12,11 @@ import {
 } from '../support/architecture.js';
 
 /**
- * Offences known today whose fixes are under way in other changes (the Realtime connection's
- * split, the client's block and session rules, the sound and world types). This list is emptied
- * when those splits land; the test fails both on an offence missing from it and on an entry that
- * no longer occurs, so it never outlives them.
+ * Offences known today whose fixes are under way in other changes: the split of the Realtime
+ * connection (server/realtime), the long functions of net/, and the types that components/sounds.ts
+ * and components/world.ts take from each other. This list is emptied when those splits land; the
+ * test fails both on an offence missing from it and on an entry that no longer occurs, so it
+ * cannot outlive them.
  */
 const PENDING_ELSEWHERE: readonly string[] = [
   'cycle: components/sounds.ts -> components/world.ts -> components/sounds.ts',
@@ -72,7 +73,7 @@ function layerOffences(edges: readonly ImportEdge[]): Offence[] {
     if (!allowed || allowed.includes(layerOf(edge.to))) continue;
     if (layerOf(edge.from) === 'server' && serverMayImport(edge)) continue;
     const values = edge.typeOnly ? 'types' : edge.values.join(', ');
-    offences.push({ key: `layer: ${edge.from} imports ${edge.to}`, where: `${edge.from}:${edge.line} (${values})` });
+    offences.push({ key: `layer: ${edge.from} imports ${edge.to}`, where: `${edge.from}:${edge.line} imports ${edge.to} (${values})` });
   }
   return offences;
 }
@@ -97,8 +98,9 @@ function assertOnlyPending(kind: string, offences: readonly Offence[]): void {
   const pending = PENDING_ELSEWHERE.filter((key) => key.startsWith(`${kind}: `));
   const unexpected = offences.filter((offence) => !pending.includes(offence.key)).map((offence) => offence.where);
   const gone = pending.filter((key) => !offences.some((offence) => offence.key === key));
-  assert.equal(unexpected, [], `offences:\n${unexpected.join('\n')}`);
-  assert.equal(gone, [], `no longer occur, remove from PENDING_ELSEWHERE:\n${gone.join('\n')}`);
+  const shown = unexpected.slice(0, 20).join('\n') + (unexpected.length > 20 ? `\n... and ${unexpected.length - 20} more` : '');
+  assert.ok(unexpected.length === 0, `${unexpected.length} offences:\n${shown}`);
+  assert.ok(gone.length === 0, `no longer occur, remove from PENDING_ELSEWHERE:\n${gone.join('\n')}`);
 }
 
 const edges = importGraph(CHECKED_FOLDERS);
@@ -122,7 +124,7 @@ test(`no function in server/ or net/ is over ${MAX_FUNCTION_LINES} lines without
   assertOnlyPending('long', lengthOffences());
 });
 
-test('a cycle is reported once, from its first module round to it, and an acyclic graph has none', () => {
+test('a cycle is reported once, from its first module round to it, shortest first; an acyclic graph has none', () => {
   const cycle = [
     { from: 'c.ts', to: 'a.ts' },
     { from: 'a.ts', to: 'b.ts' },
@@ -130,7 +132,7 @@ test('a cycle is reported once, from its first module round to it, and an acycli
     { from: 'b.ts', to: 'd.ts' },
     { from: 'd.ts', to: 'b.ts' },
   ];
-  assert.equal(findCycles(cycle), ['a.ts -> b.ts -> c.ts -> a.ts', 'b.ts -> d.ts -> b.ts']);
+  assert.equal(findCycles(cycle), ['b.ts -> d.ts -> b.ts', 'a.ts -> b.ts -> c.ts -> a.ts']);
   assert.equal(findCycles([{ from: 'a.ts', to: 'b.ts' }, { from: 'a.ts', to: 'c.ts' }, { from: 'b.ts', to: 'c.ts' }]), []);
 });
 
