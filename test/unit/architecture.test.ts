@@ -39,9 +39,10 @@ const CHECKED_FOLDERS = ['components', 'systems', 'net', 'src', 'server', 'bench
 const MAX_FUNCTION_LINES = 80;
 
 /**
- * What each product folder may import from the repository: the layers point one way,
+ * What each folder may import from the repository: the layers point one way,
  * `src -> systems, net -> components`, and the server stands apart (see {@link serverMayImport}).
- * Nothing in the product imports from test/ or bench/.
+ * Nothing in the product imports from test/ or bench/; benchmarks and fixtures take their
+ * fixtures from test/support/ only, never from a suite's folder.
  */
 const MAY_IMPORT: Record<string, readonly string[]> = {
   components: ['components'],
@@ -49,6 +50,8 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   net: ['net', 'components'],
   src: ['src', 'systems', 'net', 'components'],
   server: ['server'],
+  bench: ['bench', 'test/support', 'src', 'systems', 'net', 'components', 'server'],
+  'test/support': ['test/support', 'src', 'systems', 'net', 'components', 'server'],
 };
 
 /** An offence found, with its stable key (as listed in {@link PENDING_ELSEWHERE}) and where it is. */
@@ -116,7 +119,7 @@ test('no module imports itself through others, type-only imports included', () =
   assertOnlyPending('cycle', cycleOffences(edges));
 });
 
-test('layers point one way: components <- systems, net <- src; the server takes only pure constants and types from components; nothing in the product imports test/ or bench/', () => {
+test('layers point one way: components <- systems, net <- src; the server takes only pure constants and types from components; nothing in the product imports test/ or bench/, and fixtures come from test/support', () => {
   assertOnlyPending('layer', layerOffences(edges));
 });
 
