@@ -1,9 +1,10 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 
 /** The repository's root folder (this file lives in `test/support/`). */
-export const REPO_ROOT = resolve(dirname(new URL(import.meta.url).pathname), '..', '..');
+export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
 /** The comment that excuses a function from the length limit, with its reason after the colon. */
 export const LONG_REASON = '// Long because:';
