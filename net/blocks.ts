@@ -21,7 +21,6 @@ import { TILE_SIZE_PX } from './constants.js';
 import { describeRefusal } from './refusals.js';
 import type { Region } from './regions.js';
 import { blockRowToEvent, type BlockRow } from './rows.js';
-import { canPlaceWithSupport, type SupportWorld } from './support.js';
 
 /** The columns a chunk read asks for: the engine needs the type and owner of each tile, nothing else. */
 const CHUNK_COLUMNS = 'x,y,block_type,player_id';
@@ -60,8 +59,6 @@ export interface BlockSyncOptions {
   emit(event: NetEvent): void;
   /** Tells the player why a change was refused. */
   notice(title: string, description: string): void;
-  /** The local world as the engine sees it, for the support rule. */
-  world: SupportWorld;
   /** The view's size in pixels (DEFAULT_VIEW unless given). */
   view?(): { width: number; height: number };
   /** Called when the live block channels come up (true) or all drop (false). */
@@ -356,10 +353,6 @@ export function createBlockSync(db: SupabaseClient, options: BlockSyncOptions): 
   }
 
   async function place(x: number, y: number, blockType: string, inventory: boolean): Promise<boolean> {
-    if (!canPlaceWithSupport(options.world, x, y)) {
-      await refuse('place', x, y, blockType, inventory, { message: 'Blocks on water need a neighbouring block that leads to land.' });
-      return false;
-    }
     const { error } = await db
       .from('game_blocks')
       .insert({ x, y, block_type: blockType, player_id: options.playerId, player_name: options.playerName() });

@@ -9,6 +9,7 @@
 import type { SupabaseClient } from '@supabase/supabase-js';
 import { STEP_MS } from '../components/constants.js';
 import type { NetQueues } from '../components/network.js';
+import type { SupportWorld } from '../components/support.js';
 import { createBlockSync } from './blocks.js';
 import { followClaims, type ClaimsFollower } from './claims.js';
 import { createChat } from './chat.js';
@@ -20,7 +21,6 @@ import { createPoseChannels, type Pose } from './poses.js';
 import { createPresence } from './presence.js';
 import { followRestorable } from './restorable.js';
 import type { ChatRow, LocalPlayerState } from './rows.js';
-import type { SupportWorld } from './support.js';
 import { createVoice, type Listener } from './voice.js';
 
 /** Fewest ms between two extra heartbeats sent when the player stops moving. */
@@ -44,7 +44,8 @@ export interface SessionOptions {
   readLocal(): LocalPlayerState & Pose;
   /** Whether another player is within combat range of the local player in the PvP zone. */
   inCombat(): boolean;
-  world: SupportWorld;
+  /** The local world as the engine sees it: which tiles hold a block (for the blocks it may restore). */
+  world: Pick<SupportWorld, 'hasBlock'>;
   /** The view's size in pixels, for the chunks to hold (800x600 unless given). */
   view?(): { width: number; height: number };
   listener(): Listener;
@@ -122,7 +123,6 @@ export async function startSession(options: SessionOptions): Promise<Session> {
     playerName: options.playerName,
     emit,
     notice: options.notice,
-    world: options.world,
     view: options.view,
     now,
     onConnected: onBlocksConnected,
