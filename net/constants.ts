@@ -1,7 +1,5 @@
-/** Networking constants of docs/game-rules.md §9, in one frozen place. */
+/** Networking constants of docs/game-rules.md §9, in one frozen place (sizes of the world: components/constants.ts). */
 
-/** Tile size in pixels. */
-export const TILE_SIZE_PX = 32;
 /** Presence heartbeat period. */
 export const PRESENCE_HEARTBEAT_MS = 5000;
 /** A presence row older than this is a player who left. */

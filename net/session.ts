@@ -7,14 +7,13 @@
  * flushes the outbox, so an action goes out in the step it was made.
  */
 import type { SupabaseClient } from '@supabase/supabase-js';
-import { STEP_MS } from '../components/constants.js';
+import { STEP_MS, TILE_SIZE } from '../components/constants.js';
 import type { NetQueues } from '../components/network.js';
 import type { SupportWorld } from '../components/support.js';
 import { createBlockSync } from './blocks.js';
 import { followClaims, type ClaimsFollower } from './claims.js';
 import { createChat } from './chat.js';
 import { createCombat } from './combat.js';
-import { TILE_SIZE_PX } from './constants.js';
 import { minimapPlayersFromBlocks, type MinimapPlayer } from './minimap.js';
 import { followOnlineCount } from './online.js';
 import { createPoseChannels, type Pose } from './poses.js';
@@ -101,7 +100,7 @@ export async function startSession(options: SessionOptions): Promise<Session> {
 
   const tile = () => {
     const local = options.readLocal();
-    return { x: Math.floor(local.x / TILE_SIZE_PX), y: Math.floor(local.y / TILE_SIZE_PX) };
+    return { x: Math.floor(local.x / TILE_SIZE), y: Math.floor(local.y / TILE_SIZE) };
   };
 
   let everConnected = false;
