@@ -117,7 +117,7 @@ export function Minimap() {
           <span className="legend-dot legend-dot--claim" /> Claims
         </li>
       </ul>
-      <p className="minimap-range">Range: {MINIMAP_RANGE_TILES} blocks</p>
+      <p className="minimap-range">{`Range: ${MINIMAP_RANGE_TILES} blocks`}</p>
     </section>
   );
 }
