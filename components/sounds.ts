@@ -21,7 +21,7 @@ export interface SoundEvent {
   volume: number;
 }
 
-/** Effects farther away than this many tiles are not heard (the voice range, docs/README). */
+/** Effects farther away than this many tiles are not heard (the voice range, docs/game-rules.md §9). */
 export const SOUND_RANGE_TILES = 500;
 /** Effects kept for the page at most; a page that stopped draining (hidden tab) drops the oldest. */
 export const SOUND_QUEUE_LIMIT = 64;
