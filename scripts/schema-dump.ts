@@ -3,7 +3,9 @@
  * database the migrations were applied to: `supabase/schema.sql` (`npm run schema`). The
  * machine's pg_dump may be older than the embedded PostgreSQL and refuse it, so the dump is made
  * here with PostgreSQL's own deparsers (pg_get_functiondef, pg_get_constraintdef, ...). Every
- * section is sorted by name, so the same schema always prints the same text.
+ * section is sorted by name, so the same schema always prints the same text. Where it differs
+ * from pg_dump: identity columns are declared inline, privileges are named (`EXECUTE`, not
+ * `ALL`, for a function), and sections follow a fixed order rather than a dependency sort.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -21,14 +23,14 @@ export const SCHEMA_FILE = 'supabase/schema.sql';
 export const SCHEMA_COMMAND = 'npm run schema';
 
 /** The schemas the game's migrations own: everything in them is dumped. */
-export const GAME_SCHEMAS = ['game_private', 'public'];
+const GAME_SCHEMAS = ['game_private', 'public'];
 
 /**
  * Supabase's own tables (there before any migration on a hosted project) whose row-level
  * policies the migrations write: those policies are the game's rules and are dumped, the tables
  * themselves are not.
  */
-export const SHARED_TABLES = ['realtime.messages'];
+const SHARED_TABLES = ['realtime.messages'];
 
 /** One object of the dump: its `-- Name: ...; Type: ...` heading and its statement. */
 interface Entry {
