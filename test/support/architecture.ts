@@ -211,9 +211,20 @@ export function layerOf(path: string): string {
   return path.split('/')[0]!;
 }
 
-/** True when an initialiser is a literal value: a string, number, boolean, null, or an array or object of such, `as const` allowed. */
+/** Arithmetic a literal value may be written with (`5 * 60 * 1000`). */
+const ARITHMETIC: readonly ts.SyntaxKind[] = [
+  ts.SyntaxKind.PlusToken, ts.SyntaxKind.MinusToken, ts.SyntaxKind.AsteriskToken, ts.SyntaxKind.SlashToken,
+  ts.SyntaxKind.PercentToken, ts.SyntaxKind.AsteriskAsteriskToken,
+];
+
+/**
+ * True when an initialiser is a literal value: a string, number (or arithmetic of numbers),
+ * boolean, null, or an array or object of such, `as const` allowed. A name of another constant
+ * is not one: it would have to be followed to its own module.
+ */
 function isLiteralValue(node: ts.Expression): boolean {
   if (ts.isAsExpression(node) || ts.isSatisfiesExpression(node) || ts.isParenthesizedExpression(node)) return isLiteralValue(node.expression);
+  if (ts.isBinaryExpression(node)) return ARITHMETIC.includes(node.operatorToken.kind) && isLiteralValue(node.left) && isLiteralValue(node.right);
   if (ts.isPrefixUnaryExpression(node)) return node.operator === ts.SyntaxKind.MinusToken && ts.isNumericLiteral(node.operand);
   if (ts.isStringLiteralLike(node) || ts.isNumericLiteral(node)) return true;
   if ([ts.SyntaxKind.TrueKeyword, ts.SyntaxKind.FalseKeyword, ts.SyntaxKind.NullKeyword].includes(node.kind)) return true;
@@ -224,7 +235,7 @@ function isLiteralValue(node: ts.Expression): boolean {
   return false;
 }
 
-/** True when `module` exports `name` as a `const` whose value is a literal (see {@link isLiteralValue}). */
+/** True when the module `source` exports `name` as a `const` whose value is a literal (see {@link isLiteralValue}). */
 export function exportsPureConstant(source: ts.SourceFile, name: string): boolean {
   for (const statement of source.statements) {
     if (!ts.isVariableStatement(statement)) continue;

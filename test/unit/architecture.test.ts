@@ -151,15 +151,16 @@ test('a function over the limit is found by name unless the line above it or its
   assert.equal(found.map((f) => [f.name, f.line, f.lines]), [['tooLong', 2, 5], ['arrow', 7, 5], ['method', 29, 5]]);
 });
 
-test('a pure constant is a literal value; a computed one or a function is not', () => {
+test('a pure constant is a literal value or arithmetic of literals; one naming another constant, an object made by code or a function is not', () => {
   const source = parseModule(
     'example.ts',
     'export const SIZE = 32;\nexport const NAMES = [\'a\', \'b\'] as const;\nexport const LIMITS = { max: -1, on: true };\n'
-      + 'export const TWICE = SIZE * 2;\nexport function make() { return 1; }\nconst HIDDEN = 1;\nexport let LOOSE = 1;\n',
+      + 'export const WINDOW_MS = 5 * 60 * 1000;\nexport const TWICE = SIZE * 2;\nexport const MADE = new Set([1]);\n'
+      + 'export function make() { return 1; }\nconst HIDDEN = 1;\nexport let LOOSE = 1;\n',
   );
   assert.equal(
-    ['SIZE', 'NAMES', 'LIMITS', 'TWICE', 'make', 'HIDDEN', 'LOOSE'].map((name) => exportsPureConstant(source, name)),
-    [true, true, true, false, false, false, false],
+    ['SIZE', 'NAMES', 'LIMITS', 'WINDOW_MS', 'TWICE', 'MADE', 'make', 'HIDDEN', 'LOOSE'].map((name) => exportsPureConstant(source, name)),
+    [true, true, true, true, false, false, false, false, false],
   );
 });
 
