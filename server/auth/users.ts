@@ -34,6 +34,9 @@ export interface SessionGrant {
 /** Lets a refresh token that was just rotated be used again briefly, as GoTrue does for racing tabs. */
 const REUSE_INTERVAL_SECONDS = 10;
 
+/** The longest a refresh waits for the other refreshes of its session (each holds its row briefly). */
+const SESSION_LOCK_WAIT = '10s';
+
 /** Longer than any refresh token this server issues (32 characters): unknown without a lookup. */
 const MAX_REFRESH_TOKEN_LENGTH = 64;
 
@@ -165,6 +168,10 @@ export async function refreshSession(db: Database, refreshToken: string, admit: 
   if (!sessionId) return { kind: 'not_found' };
   admit(sessionId);
   return db.transaction(async (tx): Promise<RefreshOutcome> => {
+    // Waiting for the lock is queueing, not a slow statement: `admit` lets a session's refreshes
+    // in only a few at a time (REFRESHES_PER_SESSION), so the wait gets a budget of its own rather
+    // than the server's 1 s, which a loaded machine can pass with ten refreshes queued.
+    await tx.query(`set local statement_timeout = '${SESSION_LOCK_WAIT}'`);
     const session = await tx.query<{ user_id: string }>('select user_id from auth.sessions where id = $1 for update', [sessionId]);
     const userId = session.rows[0]?.user_id;
     // Read after the lock: a refresh that held it has committed its rotation.
