@@ -16,6 +16,7 @@ import { createCombat } from './combat.js';
 import { TILE_SIZE_PX } from './constants.js';
 import { minimapPlayersFromBlocks, type MinimapPlayer } from './minimap.js';
 import { followOnlineCount } from './online.js';
+import { poseStepNumbering } from './pose-steps.js';
 import { createPoseChannels, type Pose } from './poses.js';
 import { createPresence } from './presence.js';
 import { followRestorable } from './restorable.js';
@@ -198,18 +199,17 @@ export async function startSession(options: SessionOptions): Promise<Session> {
   let flushing = Promise.resolve();
   let wasMoving = false;
   let lastStopBeat = -Infinity;
-  /** Pose events are numbered by step, counted from the clock so that a reloaded page goes on counting upward. */
-  let stepNumber = Math.floor(now() / STEP_MS);
+  const poseStep = poseStepNumbering(Math.floor(now() / STEP_MS));
   let closed = false;
-  /** One engine step: follows the local player's regions, sends its pose if due and flushes the outbox. */
-  function step() {
+  /** One engine step (`engineStep`): follows the local player's regions, sends its pose if due and flushes the outbox. */
+  function step(engineStep: number) {
     if (closed) return;
     const pose = options.readLocal();
     blocks.follow(pose.x, pose.y);
     presence.follow(pose.x, pose.y);
     if (loadingWorld) reportWorldLoading();
-    if (inWorld) poses.update(pose, ++stepNumber);
-    else ++stepNumber;
+    const n = poseStep(engineStep);
+    if (inWorld) poses.update(pose, n);
     // A player who stops somewhere new is recorded there at once (at most once a second),
     // so presence-based checks such as combat range see where players really stand.
     if (wasMoving && !pose.moving && now() - lastStopBeat >= STOP_HEARTBEAT_MS) {
