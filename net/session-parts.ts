@@ -5,6 +5,7 @@
  */
 import type { SupabaseClient } from '@supabase/supabase-js';
 import type { NetEvent } from '../components/network.js';
+import type { SupportWorld } from '../components/support.js';
 import { createBlockSync, type BlockSync } from './blocks.js';
 import { createChat, type Chat } from './chat.js';
 import { followClaims, type ClaimsFollower } from './claims.js';
@@ -14,7 +15,6 @@ import { createPoseChannels, type Pose, type PoseChannels } from './poses.js';
 import { createPresence, type Presence } from './presence.js';
 import { followRestorable, type RestorableFollower } from './restorable.js';
 import type { ChatRow, LocalPlayerState } from './rows.js';
-import type { SupportWorld } from './support.js';
 import { createVoice, type Listener, type Voice } from './voice.js';
 
 /** What the parts need from the game around them (net/session.ts adds the rest). */
@@ -23,7 +23,8 @@ export interface PartsOptions {
   playerName(): string;
   /** The local player's presence fields and pose. */
   readLocal(): LocalPlayerState & Pose;
-  world: SupportWorld;
+  /** The local world as the engine sees it: which tiles hold a block (for the blocks it may restore). */
+  world: Pick<SupportWorld, 'hasBlock'>;
   /** The view's size in pixels, for the chunks to hold (800x600 unless given). */
   view?(): { width: number; height: number };
   listener(): Listener;
@@ -70,7 +71,6 @@ export function createSessionParts(db: SupabaseClient, options: PartsOptions, wi
     playerName,
     emit,
     notice: options.notice,
-    world: options.world,
     view: options.view,
     now,
     onConnected: wiring.onConnected,

@@ -11,10 +11,9 @@
  * (page-close.ts).
  */
 import type { SupabaseClient } from '@supabase/supabase-js';
-import { STEP_MS } from '../components/constants.js';
+import { STEP_MS, TILE_SIZE } from '../components/constants.js';
 import type { NetQueues } from '../components/network.js';
 import type { ClaimsFollower } from './claims.js';
-import { TILE_SIZE_PX } from './constants.js';
 import { minimapPlayersFromBlocks, type MinimapPlayer } from './minimap.js';
 import { createOutboxSender } from './outbox.js';
 import { deletePresenceOnPageClose, followAccessToken } from './page-close.js';
@@ -98,7 +97,7 @@ export async function startSession(options: SessionOptions): Promise<Session> {
   const accessToken = followAccessToken(db, options.anonKey);
   const tile = () => {
     const local = options.readLocal();
-    return { x: Math.floor(local.x / TILE_SIZE_PX), y: Math.floor(local.y / TILE_SIZE_PX) };
+    return { x: Math.floor(local.x / TILE_SIZE), y: Math.floor(local.y / TILE_SIZE) };
   };
   const onConnected = watchConnection(options.onConnected, () => void resync(parts));
   const parts = createSessionParts(db, options, { emit, now, tile, onConnected });
