@@ -108,8 +108,7 @@ export async function startSession(options: SessionOptions): Promise<Session> {
     { readLocal: options.readLocal, inCombat: options.inCombat, now, outbox: queues.outbox, clockStep: Math.floor(now() / STEP_MS) },
     { blocks, presence, poses, entry, sender },
   );
-  const onStep = step.run;
-  queues.onStep = onStep;
+  queues.onStep = step.run;
 
   return {
     sendChat: (text) => chat.send(text),
@@ -129,7 +128,7 @@ export async function startSession(options: SessionOptions): Promise<Session> {
     leaveOnPageClose: () => deletePresenceOnPageClose(options.url, options.anonKey, accessToken.current(), playerId),
     async close() {
       step.stop();
-      if (queues.onStep === onStep) queues.onStep = undefined;
+      if (queues.onStep === step.run) queues.onStep = undefined;
       parts.online.stop();
       parts.restorable.stop();
       accessToken.stop();
