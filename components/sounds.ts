@@ -8,7 +8,7 @@ import type { BlockFamily, SoundKind } from './sound-types.js';
 import { xOf, yOf } from './transform.js';
 import type { GameWorld } from './world.js';
 
-/** The voice range: voice clips and effects farther away than this many tiles are not heard. */
+/** The voice range (docs/game-rules.md §9): voice clips and effects farther away than this many tiles are not heard. */
 export const VOICE_RANGE_TILES = 500;
 /** Effects kept for the page at most; a page that stopped draining (hidden tab) drops the oldest. */
 export const SOUND_QUEUE_LIMIT = 64;

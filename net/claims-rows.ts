@@ -13,7 +13,7 @@ export const OWN_CLAIMS_READ = 400;
 const CLAIM_MAX_SPAN = 99;
 /** The columns of a claim read. */
 export const CLAIM_COLUMNS = 'id,owner_id,owner_name,x1,y1,x2,y2';
-/** Most values in one `in.(...)` filter the embedded server serves (README, TS102). */
+/** Most values in one `in.(...)` filter the embedded server serves (docs/rest-bounds.md, TS102). */
 export const IN_LIST_MAX = 100;
 
 /** `list` in consecutive slices of at most `size`. */

@@ -6,7 +6,7 @@ import { isFts, PATTERN_OPERATORS, type Condition, type EmbedQuery, type FieldRe
  * What one REST request may ask of the database. Each limit refuses, before any SQL runs, a
  * request shape whose cost grows with something a stranger controls (a list, a tree, a pattern,
  * the data it scans), so that it cannot hold the database while every other player waits
- * (README, "Requests the server refuses"; every operator and its bound: docs/rest-bounds.md).
+ * (docs/rest-bounds.md: the main refusals, and every operator and its bound).
  */
 export const REQUEST_BOUNDS = Object.freeze({
   /** Longest `like`/`ilike`/`match`/`imatch` pattern; the patterns of an `(any)`/`(all)` list together. */
