@@ -113,6 +113,9 @@ export const MAX_REMOTE_PLAYERS = 512;
 export interface NetQueues {
   inbox: NetEvent[];
   outbox: LocalAction[];
-  /** Set by a running network session; the engine calls it once at the end of every fixed step. */
-  onStep?: () => void;
+  /**
+   * Set by a running network session; the engine calls it once at the end of every fixed step
+   * with its step number (`world.step`), the one count of steps the session numbers its poses by.
+   */
+  onStep?: (step: number) => void;
 }

@@ -29,8 +29,12 @@ export interface GameData {
   capacity: number;
   /** World time in ms: STEP_MS per step, starting at 0. All timestamps in stores use it. */
   time: number;
-  /** Steps run so far; drives the walking bob, the spawn pulse and the ocean waves. */
-  frame: number;
+  /**
+   * The engine's step number: steps run so far, counted once per step by systems/pipeline.ts.
+   * Drives the walking bob, the spawn pulse and the ocean waves, and is handed to the network
+   * session each step (`queues.onStep`).
+   */
+  step: number;
   /** Unconsumed time of the fixed-step loop, in ms. */
   accumulator: number;
   seed: number;
@@ -123,7 +127,7 @@ export function createGameWorld(options: WorldOptions = {}): GameWorld {
   return createWorld<GameData>({
     capacity,
     time: 0,
-    frame: 0,
+    step: 0,
     accumulator: 0,
     seed,
     random: createRandom(seed ^ 0x2545f491),

@@ -32,28 +32,47 @@ export interface Chat {
   close(): Promise<void>;
 }
 
-/** Loads the history and starts listening. */
-export function createChat(db: SupabaseClient, options: ChatOptions): Chat {
+/** The messages kept, oldest first: at most CHAT_HISTORY, each once (by id). */
+interface ChatHistory {
+  /** Adds the rows not kept yet; tells `onMessages` the whole list when it changed. */
+  add(rows: readonly ChatRow[]): void;
+  /** The history was read once: from now on, messages by others are arrivals. */
+  markLoaded(): void;
+  isEmpty(): boolean;
+}
+
+/** An empty history telling `options` of what it keeps. */
+function createChatHistory(options: ChatOptions): ChatHistory {
   const messages: ChatRow[] = [];
   const ids = new Set<string>();
-  let pollTimer: ReturnType<typeof setInterval> | null = null;
-  let historyLoaded = false;
+  let loaded = false;
+  return {
+    add(rows) {
+      let changed = false;
+      for (const row of rows) {
+        if (ids.has(row.id)) continue;
+        ids.add(row.id);
+        messages.push(row);
+        options.onActivity?.(row.player_id, Date.parse(row.created_at));
+        if (loaded && row.player_id !== options.playerId) options.onArrival?.(row);
+        changed = true;
+      }
+      if (!changed) return;
+      messages.sort((a, b) => a.created_at.localeCompare(b.created_at));
+      while (messages.length > CHAT_HISTORY) ids.delete(messages.shift()!.id);
+      options.onMessages([...messages]);
+    },
+    markLoaded() {
+      loaded = true;
+    },
+    isEmpty: () => messages.length === 0,
+  };
+}
 
-  function add(rows: readonly ChatRow[]) {
-    let changed = false;
-    for (const row of rows) {
-      if (ids.has(row.id)) continue;
-      ids.add(row.id);
-      messages.push(row);
-      options.onActivity?.(row.player_id, Date.parse(row.created_at));
-      if (historyLoaded && row.player_id !== options.playerId) options.onArrival?.(row);
-      changed = true;
-    }
-    if (!changed) return;
-    messages.sort((a, b) => a.created_at.localeCompare(b.created_at));
-    while (messages.length > CHAT_HISTORY) ids.delete(messages.shift()!.id);
-    options.onMessages([...messages]);
-  }
+/** Loads the history and starts listening. */
+export function createChat(db: SupabaseClient, options: ChatOptions): Chat {
+  const history = createChatHistory(options);
+  let pollTimer: ReturnType<typeof setInterval> | null = null;
 
   async function fetchLatest(): Promise<void> {
     const { data, error } = await db
@@ -66,9 +85,9 @@ export function createChat(db: SupabaseClient, options: ChatOptions): Chat {
       return;
     }
     const rows = (data as ChatRow[]).reverse();
-    if (rows.length === 0 && messages.length === 0) options.onMessages([]);
-    add(rows);
-    historyLoaded = true;
+    if (rows.length === 0 && history.isEmpty()) options.onMessages([]);
+    history.add(rows);
+    history.markLoaded();
   }
 
   function startPolling() {
@@ -88,7 +107,7 @@ export function createChat(db: SupabaseClient, options: ChatOptions): Chat {
   const channel: RealtimeChannel = db
     .channel('game_chat_messages')
     .on('postgres_changes', { event: 'INSERT', schema: 'public', table: 'game_chat_messages' }, (change) => {
-      add([change.new as ChatRow]);
+      history.add([change.new as ChatRow]);
     })
     .subscribe((status) => {
       if (status === 'SUBSCRIBED') {
@@ -113,7 +132,7 @@ export function createChat(db: SupabaseClient, options: ChatOptions): Chat {
         console.error('chat send failed:', error.code, error.message);
         return describeRefusal(error, 'chat');
       }
-      add([data as ChatRow]);
+      history.add([data as ChatRow]);
       return null;
     },
     polling: () => pollTimer !== null,

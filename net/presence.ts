@@ -6,14 +6,19 @@
  * postgres_changes filter, both renewed as the player crosses into another region. A player
  * whose heartbeat is older than 30 s is dropped. The players known here are the only ones whose
  * live poses are believed (net/peers.ts).
+ *
+ * The heartbeat is net/heartbeat.ts, the rows followed net/presence-rows.ts; here they are
+ * moved with the player and run on a schedule.
  */
-import type { RealtimeChannel, SupabaseClient } from '@supabase/supabase-js';
+import type { SupabaseClient } from '@supabase/supabase-js';
 import type { NetEvent } from '../components/network.js';
-import { PRESENCE_HEARTBEAT_MS, PRESENCE_STALE_MS } from './constants.js';
-import { createPeers, type Peers } from './peers.js';
+import { PRESENCE_HEARTBEAT_MS } from './constants.js';
+import { createHeartbeat } from './heartbeat.js';
+import type { Peers } from './peers.js';
+import { createPresenceRows } from './presence-rows.js';
 import { everyPeriod } from './schedule.js';
 import { interestCentre, regionKeysAround, type Region } from './regions.js';
-import { localPlayerToRow, playerRowToEvent, type LocalPlayerState, type PlayerRow } from './rows.js';
+import type { LocalPlayerState } from './rows.js';
 
 /** What presence needs from its surroundings. */
 export interface PresenceOptions {
@@ -50,148 +55,35 @@ export interface Presence {
 
 /** Starts the heartbeat and the staleness sweep; rows are followed from the first `follow`. */
 export function createPresence(db: SupabaseClient, options: PresenceOptions): Presence {
-  const { playerId, emit, now } = options;
-  const peers = createPeers();
-  /** The region keys followed, own region first; empty before the first `follow`. */
-  let regions: string[] = [];
+  const { playerId } = options;
+  const rows = createPresenceRows(db, options);
+  const heartbeat = createHeartbeat(db, options);
   /** The region whose 3x3 surroundings are followed (see interestCentre), or null before the first follow. */
   let centre: Region | null = null;
-  let channel: RealtimeChannel | null = null;
-  /** Each subscription gets its own topic: a channel still leaving must not be reused. */
-  let generation = 0;
-
-  const seen = (row: PlayerRow) => {
-    const stamp = row.last_seen ? Date.parse(row.last_seen) : NaN;
-    // A row's own clock may differ from ours; never date a fresh event in the future or past its arrival.
-    peers.seen(row.player_id, row.x, row.y, Number.isFinite(stamp) ? Math.min(stamp, now()) : now());
-    emit(playerRowToEvent(row));
-  };
-
-  function drop(id: string) {
-    if (peers.forget(id)) emit({ kind: 'playerLeft', id });
-  }
-
-  function onRow(change: { eventType: string; new: unknown; old: unknown }) {
-    if (change.eventType === 'DELETE') {
-      const id = (change.old as Partial<PlayerRow>).player_id;
-      if (id && id !== playerId) drop(id);
-      return;
-    }
-    const row = change.new as PlayerRow;
-    if (row.player_id !== playerId) seen({ ...row, last_seen: undefined });
-  }
-
-  /**
-   * Follows inserts and updates in the 3x3 regions, and every delete (hosted Realtime cannot
-   * filter deletes); once subscribed, loads the players already there.
-   */
-  function subscribe(keys: string[]) {
-    const old = channel;
-    const filter = `region=in.(${keys.join(',')})`;
-    const table = { schema: 'public', table: 'game_players' } as const;
-    const next = db
-      .channel(`game_players:${++generation}`)
-      .on('postgres_changes', { event: 'INSERT', ...table, filter }, onRow)
-      .on('postgres_changes', { event: 'UPDATE', ...table, filter }, onRow)
-      .on('postgres_changes', { event: 'DELETE', ...table }, onRow);
-    channel = next.subscribe((status) => {
-      // Rows written before the subscription took effect are read once it has.
-      if (status === 'SUBSCRIBED' && channel === next) void load();
-      options.onStatus?.(status);
-    });
-    if (old) void db.removeChannel(old);
-  }
-
-  function sweep() {
-    for (const id of peers.staleBefore(now() - PRESENCE_STALE_MS)) drop(id);
-  }
-
-  let lastBeat = -Infinity;
-  /** The upsert under way, and the one waiting for it: one at a time, so rows arrive in order. */
-  let running: Promise<void> | null = null;
-  let queued: Promise<void> | null = null;
-
-  /**
-   * Upserts the local row, after the one under way if there is one (at most one waits). Two
-   * upserts in flight at once may commit in either order, and the server's movement budget would
-   * then judge the newer position against an older one.
-   */
-  function heartbeat(): Promise<void> {
-    if (!running) {
-      running = beat().finally(() => {
-        running = null;
-      });
-      return running;
-    }
-    const next = () => {
-      queued = null;
-      return heartbeat();
-    };
-    queued ??= running.then(next, next);
-    return queued;
-  }
-
-  async function beat() {
-    const row = localPlayerToRow(options.readLocal(), new Date(now()));
-    const hitsBefore = options.hitsHeard();
-    lastBeat = now();
-    // The server keeps its own health and level in the row; the answer tells us what they are.
-    // Asked for as a list, which the server answers in one round trip to the database.
-    const { data, error } = await db.from('game_players').upsert(row, { onConflict: 'player_id' }).select('health, level');
-    if (error) {
-      console.error('presence heartbeat failed:', error.code, error.message);
-      return;
-    }
-    const stored = (data as Pick<PlayerRow, 'health' | 'level'>[])[0]!;
-    emit({ kind: 'recorded', health: options.hitsHeard() === hitsBefore ? stored.health : null, level: stored.level });
-  }
-
-  async function load() {
-    if (regions.length === 0) return;
-    const since = new Date(now() - PRESENCE_STALE_MS).toISOString();
-    const { data, error } = await db
-      .from('game_players')
-      .select('*')
-      .in('region', regions)
-      .neq('player_id', playerId)
-      .gte('last_seen', since);
-    if (error) {
-      console.error('loading players failed:', error.code, error.message);
-      return;
-    }
-    const rows = data as PlayerRow[];
-    const present = new Set(rows.map((row) => row.player_id));
-    for (const id of peers.ids()) if (!present.has(id)) drop(id);
-    for (const row of rows) seen(row);
-  }
 
   const timer = everyPeriod(PRESENCE_HEARTBEAT_MS, () => {
-    void heartbeat();
-    sweep();
+    void heartbeat.beat();
+    rows.sweep();
   });
 
   return {
-    peers,
-    heartbeat,
-    heartbeatIfOlder(ms) {
-      if (!running && now() - lastBeat >= ms) void heartbeat();
-    },
+    peers: rows.peers,
+    heartbeat: heartbeat.beat,
+    heartbeatIfOlder: heartbeat.beatIfOlder,
     follow(x, y) {
       const next = interestCentre(centre, x, y);
       if (next === centre) return;
+      const first = centre === null;
       centre = next;
-      const keys = regionKeysAround(centre);
-      const first = regions.length === 0;
-      regions = keys;
-      subscribe(keys);
+      rows.follow(regionKeysAround(centre));
       // The first heartbeat and load are the session's start; later ones follow the player.
-      if (!first) void heartbeat().then(load);
+      if (!first) void heartbeat.beat().then(rows.load);
     },
-    load,
-    online: () => peers.ids(),
+    load: rows.load,
+    online: () => rows.peers.ids(),
     leave: async () => {
       timer.stop();
-      if (channel) await db.removeChannel(channel);
+      await rows.close();
       const { error } = await db.from('game_players').delete().eq('player_id', playerId);
       if (error) console.error('leaving failed:', error.code, error.message);
     },

@@ -35,3 +35,22 @@ export function everyPeriod(ms: number, run: () => void, clock: ScheduleClock = 
   timer = clock.setTimeout(tick, ms);
   return { stop: () => clock.clearTimeout(timer) };
 }
+
+/**
+ * Gathers calls: `soon()` makes `run` due `ms` later unless it already is, so a burst of calls
+ * within `ms` runs it once; `stop()` cancels a run that is due.
+ */
+export function gatherCalls(ms: number, run: () => void): { soon(): void; stop(): void } {
+  let timer: ReturnType<typeof setTimeout> | null = null;
+  return {
+    soon() {
+      timer ??= setTimeout(() => {
+        timer = null;
+        run();
+      }, ms);
+    },
+    stop() {
+      if (timer) clearTimeout(timer);
+    },
+  };
+}

@@ -3,61 +3,39 @@
  * count, combat, voice, the restorable blocks and land claims to the engine's queues, and resyncs
  * claims and players whenever the live connection comes back after a drop or a server restart
  * (blocks read their chunks again by themselves). The engine calls it once per fixed step
- * (`queues.onStep`): it then follows the player's chunks, sends the local pose if it changed and
- * flushes the outbox, so an action goes out in the step it was made.
+ * (`queues.onStep`) with its step number: it then follows the player's chunks, sends the local
+ * pose if it changed and flushes the outbox, so an action goes out in the step it was made.
+ *
+ * Beside it: the parts made and wired (session-parts.ts), entering the world (session-entry.ts),
+ * the step (session-step.ts), the outbox sent in order (outbox.ts) and leaving on page close
+ * (page-close.ts).
  */
 import type { SupabaseClient } from '@supabase/supabase-js';
 import { STEP_MS, TILE_SIZE } from '../components/constants.js';
 import type { NetQueues } from '../components/network.js';
-import type { SupportWorld } from '../components/support.js';
-import { createBlockSync } from './blocks.js';
-import { followClaims, type ClaimsFollower } from './claims.js';
-import { createChat } from './chat.js';
-import { createCombat } from './combat.js';
+import type { ClaimsFollower } from './claims.js';
 import { minimapPlayersFromBlocks, type MinimapPlayer } from './minimap.js';
-import { followOnlineCount } from './online.js';
-import { createPoseChannels, type Pose } from './poses.js';
-import { createPresence } from './presence.js';
-import { followRestorable } from './restorable.js';
-import type { ChatRow, LocalPlayerState } from './rows.js';
-import { createVoice, type Listener } from './voice.js';
-
-/** Fewest ms between two extra heartbeats sent when the player stops moving. */
-const STOP_HEARTBEAT_MS = 1000;
-/**
- * Heartbeat period while another player is within combat range in the PvP zone: the server
- * judges hits on presence rows with 250 ms of movement allowance (20250201000400_position_bound.sql).
- */
-export const COMBAT_HEARTBEAT_MS = 250;
+import { createOutboxSender } from './outbox.js';
+import { deletePresenceOnPageClose, followAccessToken } from './page-close.js';
+import { enterWorld, type EntryPhase } from './session-entry.js';
+import { createSessionParts, type PartsOptions, type SessionParts } from './session-parts.js';
+import { createSessionStep } from './session-step.js';
 
 /** Everything the session needs from the game around it. */
-export interface SessionOptions {
+export interface SessionOptions extends PartsOptions {
   db: SupabaseClient;
   /** The backend's URL and public key, for the keep-alive request on page close. */
   url: string;
   anonKey: string;
-  playerId: string;
-  playerName(): string;
   queues: NetQueues;
-  /** The local player's presence fields and pose. */
-  readLocal(): LocalPlayerState & Pose;
   /** Whether another player is within combat range of the local player in the PvP zone. */
   inCombat(): boolean;
-  /** The local world as the engine sees it: which tiles hold a block (for the blocks it may restore). */
-  world: Pick<SupportWorld, 'hasBlock'>;
-  /** The view's size in pixels, for the chunks to hold (800x600 unless given). */
-  view?(): { width: number; height: number };
-  listener(): Listener;
-  playVoice(audioData: string, volume: number): void;
-  notice(title: string, description: string): void;
-  onChat(messages: readonly ChatRow[]): void;
-  onOnlineCount(count: number): void;
   onConnected(connected: boolean): void;
   /**
    * How far the start has come: `joining` (the first heartbeat and the players near by), then
    * `loading-world` (`loaded` of `total` parts of the world), then `ready` once it is in view.
    */
-  onProgress?(phase: 'joining' | 'loading-world' | 'ready', loaded: number, total: number): void;
+  onProgress?(phase: EntryPhase, loaded: number, total: number): void;
   now?(): number;
 }
 
@@ -85,6 +63,29 @@ export interface Session {
   close(): Promise<void>;
 }
 
+/**
+ * Tracks the live block channels: tells `onConnected` of each change, and calls `resync` when
+ * they come back after a drop (blocks read their chunks again by themselves).
+ */
+function watchConnection(onConnected: (connected: boolean) => void, resync: () => void): (connected: boolean) => void {
+  let everConnected = false;
+  let connected = false;
+  return (nowConnected) => {
+    if (nowConnected === connected) return;
+    connected = nowConnected;
+    onConnected(connected);
+    if (connected && everConnected) resync();
+    everConnected ||= connected;
+  };
+}
+
+/** After a reconnect: the restorable blocks, the presence row, the players near by and the claims are read again. */
+async function resync({ restorable, presence, claims }: SessionParts): Promise<void> {
+  restorable.markStale();
+  await presence.heartbeat();
+  await Promise.all([presence.load(), claims.reload()]);
+}
+
 /** Starts the session: loads the world and players, then follows them live. */
 export async function startSession(options: SessionOptions): Promise<Session> {
   const { db, playerId, queues } = options;
@@ -93,141 +94,21 @@ export async function startSession(options: SessionOptions): Promise<Session> {
   await db.realtime.setAuth();
   const now = options.now ?? Date.now;
   const emit = queues.inbox.push.bind(queues.inbox);
-  let accessToken = options.anonKey;
-  const { data: authListener } = db.auth.onAuthStateChange((_event, session) => {
-    accessToken = session?.access_token ?? options.anonKey;
-  });
-
+  const accessToken = followAccessToken(db, options.anonKey);
   const tile = () => {
     const local = options.readLocal();
     return { x: Math.floor(local.x / TILE_SIZE), y: Math.floor(local.y / TILE_SIZE) };
   };
-
-  let everConnected = false;
-  let connected = false;
-  function onBlocksConnected(nowConnected: boolean) {
-    if (nowConnected === connected) return;
-    connected = nowConnected;
-    options.onConnected(connected);
-    if (connected && everConnected) void resync();
-    everConnected ||= connected;
-  }
-
-  const online = followOnlineCount(db, playerId, now, options.onOnlineCount);
-  // Claims are heard on the block sync's region channels (net/claims.ts).
-  const claims = followClaims(db, { playerId, playerName: options.playerName, tile, emit });
-  const blocks = createBlockSync(db, {
-    onActivity: online.noteActive,
-    playerId,
-    playerName: options.playerName,
-    emit,
-    notice: options.notice,
-    view: options.view,
-    now,
-    onConnected: onBlocksConnected,
-    onOwnRemoved: () => restorable.markStale(),
-    onClaims: claims.hear,
-    onRegionJoined: claims.regionJoined,
-  });
-  let hitsHeard = 0;
-  const presence = createPresence(db, { playerId, readLocal: options.readLocal, emit, now, hitsHeard: () => hitsHeard });
-  const poses = createPoseChannels(db, { playerId, peers: presence.peers, emit, now });
-  const chat = createChat(db, {
-    playerId,
-    playerName: options.playerName,
-    onMessages: options.onChat,
-    onActivity: online.noteActive,
-    onArrival: () => emit({ kind: 'chatArrived' }),
-  });
-  const combat = createCombat(db, {
-    playerId,
-    playerName: options.playerName,
-    emit: (event) => {
-      if (event.kind === 'damaged') hitsHeard++;
-      emit(event);
-    },
-  });
-  const voice = createVoice(db, {
-    playerId,
-    playerName: options.playerName,
-    listener: options.listener,
-    play: (audioData, volume) => {
-      emit({ kind: 'voiceStarted', volume });
-      options.playVoice(audioData, volume);
-    },
-  });
-  const restorable = followRestorable(db, { playerId, tile, world: options.world, emit });
-
-  async function resync() {
-    restorable.markStale();
-    await presence.heartbeat();
-    await Promise.all([presence.load(), claims.reload()]);
-  }
-
-  /** Set once the first heartbeat is recorded: the private region channels admit players with a presence row. */
-  let inWorld = false;
-  const progress = options.onProgress ?? (() => undefined);
-  /** While set, each step reports how many of the view's chunks are shown, until all are. */
-  let loadingWorld = false;
-  let reportedLoaded = -1;
-  /** Reports the view's chunks shown so far; `ready` once every one is. */
-  function reportWorldLoading() {
-    const { loaded, total } = blocks.viewProgress();
-    if (total > 0 && loaded === total) {
-      loadingWorld = false;
-      progress('ready', 1, 1);
-    } else if (loaded !== reportedLoaded) {
-      reportedLoaded = loaded;
-      progress('loading-world', loaded, total);
-    }
-  }
-  void (async () => {
-    const local = options.readLocal();
-    presence.follow(local.x, local.y);
-    blocks.follow(local.x, local.y);
-    progress('joining', 0, 0);
-    await presence.heartbeat();
-    inWorld = true;
-    // The blocks' region channels admit the player once its presence row exists: from here the view's chunks load.
-    loadingWorld = true;
-    await presence.load();
-  })();
-
-  /** Writes are sent one at a time, in the order the player made them. */
-  let flushing = Promise.resolve();
-  let wasMoving = false;
-  let lastStopBeat = -Infinity;
-  /** Pose events are numbered by step, counted from the clock so that a reloaded page goes on counting upward. */
-  let stepNumber = Math.floor(now() / STEP_MS);
-  let closed = false;
-  /** One engine step: follows the local player's regions, sends its pose if due and flushes the outbox. */
-  function step() {
-    if (closed) return;
-    const pose = options.readLocal();
-    blocks.follow(pose.x, pose.y);
-    presence.follow(pose.x, pose.y);
-    if (loadingWorld) reportWorldLoading();
-    if (inWorld) poses.update(pose, ++stepNumber);
-    else ++stepNumber;
-    // A player who stops somewhere new is recorded there at once (at most once a second),
-    // so presence-based checks such as combat range see where players really stand.
-    if (wasMoving && !pose.moving && now() - lastStopBeat >= STOP_HEARTBEAT_MS) {
-      lastStopBeat = now();
-      void presence.heartbeat();
-    }
-    wasMoving = pose.moving;
-    if (options.inCombat()) presence.heartbeatIfOlder(COMBAT_HEARTBEAT_MS);
-    const actions = queues.outbox.splice(0);
-    if (actions.length === 0) return;
-    flushing = flushing.then(async () => {
-      for (const action of actions) {
-        if (action.kind === 'placeBlock') await blocks.place(action.x, action.y, action.blockType, action.inventory);
-        else if (action.kind === 'removeBlock') await blocks.remove(action.x, action.y, action.blockType);
-        else await combat.attack(action);
-      }
-    });
-  }
-  queues.onStep = step;
+  const onConnected = watchConnection(options.onConnected, () => void resync(parts));
+  const parts = createSessionParts(db, options, { emit, now, tile, onConnected });
+  const { blocks, presence, poses, chat, combat, voice, claims } = parts;
+  const entry = enterWorld(presence, blocks, options.readLocal(), options.onProgress ?? (() => undefined));
+  const sender = createOutboxSender(blocks, combat);
+  const step = createSessionStep(
+    { readLocal: options.readLocal, inCombat: options.inCombat, now, outbox: queues.outbox, clockStep: Math.floor(now() / STEP_MS) },
+    { blocks, presence, poses, entry, sender },
+  );
+  queues.onStep = step.run;
 
   return {
     sendChat: (text) => chat.send(text),
@@ -244,22 +125,16 @@ export async function startSession(options: SessionOptions): Promise<Session> {
     claims,
     heldChunks: () => blocks.heldChunks(),
     blockTopics: () => blocks.topics(),
-    leaveOnPageClose() {
-      void fetch(`${options.url.replace(/\/$/, '')}/rest/v1/game_players?player_id=eq.${encodeURIComponent(playerId)}`, {
-        method: 'DELETE',
-        keepalive: true,
-        headers: { apikey: options.anonKey, Authorization: `Bearer ${accessToken}` },
-      }).catch(() => undefined);
-    },
+    leaveOnPageClose: () => deletePresenceOnPageClose(options.url, options.anonKey, accessToken.current(), playerId),
     async close() {
-      closed = true;
-      if (queues.onStep === step) queues.onStep = undefined;
-      online.stop();
-      restorable.stop();
-      authListener.subscription.unsubscribe();
+      step.stop();
+      if (queues.onStep === step.run) queues.onStep = undefined;
+      parts.online.stop();
+      parts.restorable.stop();
+      accessToken.stop();
       // The heartbeat stops and the row goes whatever else fails here (a server already gone).
       try {
-        await flushing;
+        await sender.drained();
         await Promise.allSettled([blocks.close(), poses.close(), chat.close(), combat.close(), voice.close(), claims.close()]);
       } finally {
         await presence.leave();

@@ -3,13 +3,12 @@ import { FOOTSTEP_STEPS, pushSound } from '../components/sounds.js';
 import type { GameWorld } from '../components/world.js';
 
 /**
- * Advances the frame counter, which drives the walking bob, the spawn pulse and the ocean
- * waves (and the local player's footsteps while walking), and ends each sword swing SWING_MS after it started. An entry whose player has since
- * started another swing (or whose eid was freed and reused) ends nothing.
+ * Sounds the local player's footsteps every FOOTSTEP_STEPS steps while it walks, and ends each
+ * sword swing SWING_MS after it started. An entry whose player has since started another swing
+ * (or whose eid was freed and reused) ends nothing.
  */
 export function animatePlayers(world: GameWorld): void {
-  world.frame++;
-  if (world.local && world.motion.moving[world.local] && world.frame % FOOTSTEP_STEPS === 0) pushSound(world, 'step');
+  if (world.local && world.motion.moving[world.local] && world.step % FOOTSTEP_STEPS === 0) pushSound(world, 'step');
   const { swinging, swingStart } = world.combat;
   const q = world.swingers;
   const mask = q.eid.length - 1;

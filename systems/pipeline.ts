@@ -39,8 +39,9 @@ export const PIPELINE: readonly System[] = Object.freeze([
   stepNet,
 ]);
 
-/** Runs one fixed step of STEP_MS: advances world time, then every system in order. */
+/** Runs one fixed step of STEP_MS: advances the step number and world time, then every system in order. */
 export function step(world: GameWorld): void {
+  world.step++;
   world.time += STEP_MS;
   for (let i = 0; i < PIPELINE.length; i++) PIPELINE[i]!(world);
 }

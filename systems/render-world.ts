@@ -58,7 +58,7 @@ function drawGround(world: GameWorld, view: RenderView, camX: number, camY: numb
   const cy0 = Math.floor(camY / CHUNK_PX);
   const cx1 = Math.floor((camX + width - 1) / CHUNK_PX);
   const cy1 = Math.floor((camY + height - 1) / CHUNK_PX);
-  const phase = world.frame >> 2;
+  const phase = world.step >> 2;
   ctx.fillStyle = 'rgba(255,255,255,0.4)';
   for (let cy = cy0; cy <= cy1; cy++) {
     for (let cx = cx0; cx <= cx1; cx++) {
@@ -92,7 +92,7 @@ const GLOW_EDGE = pulseColours((p) => `rgba(255,236,140,${0.5 + 0.5 * p})`);
 const GLOW_CROSS = pulseColours((p) => `rgba(255,255,255,${0.4 + 0.5 * p})`);
 
 function drawSpawnGlow(world: GameWorld, ctx: Ctx2D, camX: number, camY: number): void {
-  const level = Math.round((0.5 + 0.5 * Math.sin(world.frame * 0.08)) * PULSE_LEVELS);
+  const level = Math.round((0.5 + 0.5 * Math.sin(world.step * 0.08)) * PULSE_LEVELS);
   const x = -SPAWN_RADIUS * TILE_SIZE - camX;
   const y = -SPAWN_RADIUS * TILE_SIZE - camY;
   const size = (SPAWN_RADIUS * 2 + 1) * TILE_SIZE;
@@ -148,7 +148,7 @@ function loadFigure(world: GameWorld, e: number): Figure {
   const { motion, combat } = world;
   loadLook(figure, world.look, e);
   figure.facing = motion.facing[e]!;
-  figure.step = motion.moving[e] ? 1 + ((world.frame >> 3) & 1) : 0;
+  figure.step = motion.moving[e] ? 1 + ((world.step >> 3) & 1) : 0;
   figure.swing = combat.swinging[e] ? Math.min(1, (world.time - combat.swingStart[e]!) / SWING_MS) : -1;
   figure.defeated = world.vitals.defeated[e] === 1;
   return figure;

@@ -8,7 +8,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type pg from 'pg';
 import type { Claim } from '../../components/claims.js';
-import { CLAIMS_KEPT } from '../../net/claims.js';
+import { CLAIMS_KEPT } from '../../net/claims-known.js';
 import { connectAsOperator } from '../support/server.js';
 import { waitFor } from '../support/wait.js';
 import { startTestServer, type TestServer } from '../support/harness.js';

@@ -102,9 +102,11 @@ export async function startHeadlessPlayer(server: TestServer, player: TestPlayer
   // running many players) is made up for, up to the loop's cap.
   let last = performance.now();
   let accumulated = 0;
+  /** This player's own step number, counted as the engine counts `world.step`. */
+  let steps = 0;
   const runStep = () => {
     options.onStep?.();
-    queues.onStep?.();
+    queues.onStep?.(++steps);
   };
   const driver = setInterval(() => {
     const now = performance.now();

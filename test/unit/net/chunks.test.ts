@@ -1,6 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { parseBlockChanges } from '../../../net/blocks.js';
+import { parseBlockChanges } from '../../../net/block-changes.js';
 import { blocksTopic, chunkOfTile, chunksAround, chunkTiles, regionOfChunk, regionOfTile } from '../../../net/chunks.js';
 import { regionOf } from '../../../net/regions.js';
 

@@ -1,6 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { overlaps, parseClaimChanges, regionsRect } from '../../../net/claims.js';
+import { overlaps, regionsRect } from '../../../net/claims-area.js';
+import { parseClaimChanges } from '../../../net/claims-rows.js';
 import { regionOfTile } from '../../../net/chunks.js';
 
 const row = { id: 'c1', owner_id: 'w1', owner_name: 'Ann', x1: 4, y1: -3, x2: 10, y2: 3 };

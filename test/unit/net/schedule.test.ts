@@ -1,6 +1,7 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { everyPeriod, type ScheduleClock } from '../../../net/schedule.js';
+import { everyPeriod, gatherCalls, type ScheduleClock } from '../../../net/schedule.js';
 
 /** A clock whose time moves only when told; `advance` fires the timers that come due, each late by `lateBy(call)`. */
 function fakeClock(lateBy: (call: number) => number) {
@@ -51,6 +52,24 @@ test('stop ends the schedule', () => {
   assert.equal(clock.runUntil(11000), [6000, 11000]);
   schedule.stop();
   assert.equal(clock.runUntil(40000), []);
+});
+
+test('gathered calls: a burst within the wait runs once after it, a later call runs again, and stop cancels a due run', async () => {
+  let runs = 0;
+  const gathered = gatherCalls(20, () => runs++);
+  gathered.soon();
+  gathered.soon();
+  gathered.soon();
+  assert.is(runs, 0);
+  await sleep(60);
+  assert.is(runs, 1);
+  gathered.soon();
+  await sleep(60);
+  assert.is(runs, 2);
+  gathered.soon();
+  gathered.stop();
+  await sleep(60);
+  assert.is(runs, 2);
 });
 
 test.run();

@@ -1,0 +1,86 @@
+/**
+ * One engine step of the session (`queues.onStep`, with the engine's step number): follow the
+ * local player's regions, report the world's loading, send the local pose if due, record the
+ * player at once where it stops or while it fights, and send the outbox, so an action goes out
+ * in the step it was made.
+ */
+import type { LocalAction } from '../components/network.js';
+import type { BlockSync } from './blocks.js';
+import type { OutboxSender } from './outbox.js';
+import { poseStepNumbering } from './pose-steps.js';
+import type { Pose, PoseChannels } from './poses.js';
+import type { Presence } from './presence.js';
+import type { WorldEntry } from './session-entry.js';
+
+/** Fewest ms between two extra heartbeats sent when the player stops moving. */
+const STOP_HEARTBEAT_MS = 1000;
+/**
+ * Heartbeat period while another player is within combat range in the PvP zone: the server
+ * judges hits on presence rows with 250 ms of movement allowance (20250201000400_position_bound.sql).
+ */
+export const COMBAT_HEARTBEAT_MS = 250;
+
+/** What the step reads each time. */
+export interface StepOptions {
+  /** The local player's pose. */
+  readLocal(): Pose;
+  /** Whether another player is within combat range of the local player in the PvP zone. */
+  inCombat(): boolean;
+  now(): number;
+  /** The engine's outbox, drained each step. */
+  outbox: LocalAction[];
+  /** The wall clock in steps when the session started (net/pose-steps.ts). */
+  clockStep: number;
+}
+
+/** The parts a step drives. */
+export interface StepParts {
+  blocks: Pick<BlockSync, 'follow'>;
+  presence: Pick<Presence, 'follow' | 'heartbeat' | 'heartbeatIfOlder'>;
+  poses: Pick<PoseChannels, 'update'>;
+  entry: WorldEntry;
+  sender: Pick<OutboxSender, 'send'>;
+}
+
+/**
+ * Heartbeats beyond the period: a player who stops somewhere new is recorded there at once (at
+ * most once a second), so presence-based checks such as combat range see where players really
+ * stand; and while in combat the row is kept at most COMBAT_HEARTBEAT_MS old.
+ */
+function createExtraBeats(presence: StepParts['presence'], now: () => number): (moving: boolean, inCombat: boolean) => void {
+  let wasMoving = false;
+  let lastStopBeat = -Infinity;
+  return (moving, inCombat) => {
+    if (wasMoving && !moving && now() - lastStopBeat >= STOP_HEARTBEAT_MS) {
+      lastStopBeat = now();
+      void presence.heartbeat();
+    }
+    wasMoving = moving;
+    if (inCombat) presence.heartbeatIfOlder(COMBAT_HEARTBEAT_MS);
+  };
+}
+
+/** The session's step; `stop` makes later calls do nothing. */
+export function createSessionStep(options: StepOptions, parts: StepParts): { run(engineStep: number): void; stop(): void } {
+  const { blocks, presence, poses, entry, sender } = parts;
+  const poseStep = poseStepNumbering(options.clockStep);
+  const extraBeats = createExtraBeats(presence, options.now);
+  let stopped = false;
+  return {
+    run(engineStep) {
+      if (stopped) return;
+      const pose = options.readLocal();
+      blocks.follow(pose.x, pose.y);
+      presence.follow(pose.x, pose.y);
+      entry.step();
+      const n = poseStep(engineStep);
+      if (entry.inWorld()) poses.update(pose, n);
+      extraBeats(pose.moving, options.inCombat());
+      const actions = options.outbox.splice(0);
+      if (actions.length > 0) sender.send(actions);
+    },
+    stop() {
+      stopped = true;
+    },
+  };
+}
