@@ -19,11 +19,6 @@ import {
  */
 const PENDING_ELSEWHERE: readonly string[] = [
   'cycle: server/realtime/channel.ts -> server/realtime/wire.ts -> server/realtime/channel.ts',
-  'long: net/blocks.ts createBlockSync',
-  'long: net/chat.ts createChat',
-  'long: net/claims.ts followClaims',
-  'long: net/presence.ts createPresence',
-  'long: net/session.ts startSession',
   'long: server/realtime/connection.ts serveConnection',
   'long: server/realtime/connection.ts join',
   'long: server/realtime/dispatch.ts createDispatcher',
