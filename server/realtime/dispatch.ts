@@ -10,7 +10,8 @@ import { MESSAGE_KIND } from './messages.js';
 import { changeDataJson, parseChange } from './payload.js';
 import type { ParsedChange } from './payload.js';
 import { TableBindings } from './table-bindings.js';
-import { textFrame, writeFrames } from './wire.js';
+import { writeFrames } from './delivery.js';
+import { textFrame } from './wire.js';
 
 /** Delivers captured changes to the bindings that match them, under each subscriber's RLS. */
 export interface Dispatcher {
