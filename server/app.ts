@@ -23,6 +23,7 @@ import { applySecurityHeaders, contentSecurityPolicy } from './http/security.js'
 import { log, requestId } from './log.js';
 import { observe, restDuration, signIns } from './metrics.js';
 import { messagesSent, broadcastsShed } from './realtime/wire.js';
+import { TESSERA_CHANNEL_POLICY } from './game/channel-policy.js';
 import { attachRealtime } from './realtime/index.js';
 import { loadCatalogs } from './rest/catalog.js';
 import { watchSchema } from './rest/schema-watch.js';
@@ -267,6 +268,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       verifyToken: (token) => keys.verify(token),
       anonKey: keys.anonKey,
       maxSocketsPerAddress: options.maxSocketsPerIp,
+      policy: TESSERA_CHANNEL_POLICY,
     });
     revocations.onRevoked((sessionId) => realtime.endSession(sessionId));
     await new Promise<void>((resolve, reject) => {
