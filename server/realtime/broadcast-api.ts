@@ -6,6 +6,7 @@ import { bearerToken, sendJson } from '../http/respond.js';
 import { isJsonObject } from '../http/json.js';
 import type { SendVerdict } from './authorization.js';
 import type { Hub } from './hub.js';
+import { publicRefusal } from './policy.js';
 import { deliverBroadcast } from './delivery.js';
 import {
   API_BATCH_TOO_LARGE,
@@ -16,7 +17,6 @@ import {
   MAX_NAME_BYTES,
   PAYLOAD_TOO_LARGE,
   PERSIST_PRIVATE_ONLY,
-  PRIVATE_ONLY,
 } from './limits.js';
 import { fitsBytes, type Broadcast } from './protocol.js';
 
@@ -199,15 +199,17 @@ async function readSingle(req: IncomingMessage, url: URL, topic: string, event: 
  * when `refuseUnwritable` is false, as hosted's batch does, or refused with 403, as its single
  * endpoint does). The hub's policy decides which topics may be public and stamps each message
  * with its sender (refusing it with a 422 when it cannot). The messages are taken from the
- * sender's budget together. A delivered message asking for
- * `persist` is then stored for replay when the `persistence` write policy allows it (otherwise
- * it is only delivered, as on hosted); the answer waits for the store, so a join right after
- * replays it.
+ * sender's budget together. A delivered message asking for `persist` is then stored for replay
+ * when the `persistence` write policy allows it (otherwise it is only delivered, as on hosted);
+ * the answer waits for the store, so a join right after replays it.
  */
 async function deliver(messages: ApiMessage[], claims: Claims, address: string, deps: BroadcastApiDeps, refuseUnwritable: boolean): Promise<void> {
   if (messages.length > MAX_API_MESSAGES_PER_REQUEST) throw message(429, API_BATCH_TOO_LARGE);
   const policy = deps.hub.policy;
-  if (messages.some((m) => !m.private && !policy.allowsPublic(m.topic))) throw message(403, PRIVATE_ONLY);
+  for (const m of messages) {
+    const refusal = m.private ? null : publicRefusal(policy, m.topic);
+    if (refusal !== null) throw message(403, refusal);
+  }
   const privateTopics = new Set(messages.filter((m) => m.private).map((m) => m.topic));
   const persistTopics = new Set(messages.filter((m) => m.persist).map((m) => m.topic));
   const verdict: SendVerdict =

@@ -17,7 +17,6 @@ import {
   MAX_NAME_BYTES,
   MAX_PRESENCE_KEY_BYTES,
   PRESENCE_KEY_TOO_LONG,
-  PRIVATE_ONLY,
   REPLAY_FAILED,
   REPLAY_INVALID,
   REPLAY_PUBLIC,
@@ -29,6 +28,7 @@ import {
   readRefused,
 } from './limits.js';
 import { enter, leave } from './membership.js';
+import { publicRefusal } from './policy.js';
 import { fitsBytes } from './protocol.js';
 import type { Broadcast, Message } from './protocol.js';
 import { asRecord, reply, send, subTopic, system, tokenReason } from './replies.js';
@@ -161,7 +161,8 @@ async function authenticate(hub: Hub, request: JoinRequest): Promise<Claims> {
  */
 async function authorize(hub: Hub, request: JoinRequest, claims: Claims): Promise<Grant> {
   if (!request.isPrivate) {
-    if (!hub.policy.allowsPublic(request.name)) refuse(PRIVATE_ONLY);
+    const refusal = publicRefusal(hub.policy, request.name);
+    if (refusal !== null) refuse(refusal);
     return { reads: { broadcast: true, presence: true }, sender: null };
   }
   refuseIfStale(request.arrived);

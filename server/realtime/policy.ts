@@ -1,3 +1,4 @@
+import { PRIVATE_ONLY } from './limits.js';
 import type { Broadcast } from './protocol.js';
 
 /**
@@ -32,3 +33,8 @@ export const PLAIN_POLICY: ChannelPolicy = {
   stamp: (_topic, _sender, item) => item,
   senderSql: null,
 };
+
+/** The reason a public use of `topic` (without `realtime:`) is refused under `policy`, hosted's PrivateOnly; null when it may be public. */
+export function publicRefusal(policy: ChannelPolicy, topic: string): string | null {
+  return policy.allowsPublic(topic) ? null : PRIVATE_ONLY;
+}
