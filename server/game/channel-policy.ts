@@ -3,7 +3,7 @@ import type { ChannelPolicy } from '../realtime/policy.js';
 import type { Broadcast } from '../realtime/protocol.js';
 
 /** Topics whose broadcasts carry player positions: private only, stamped with the sender's wallet. */
-export const REGION_PREFIX = 'region:';
+const REGION_PREFIX = 'region:';
 
 /** The reply to a region broadcast that is not a JSON object (binary, or another JSON value). */
 export const REGION_PAYLOAD = 'Region broadcasts must carry a JSON object payload';
