@@ -268,7 +268,6 @@ async function spread(server: TestServer, blocks: number, half: number): Promise
         await player.client.realtime.setAuth();
         const sync = createBlockSync(player.client, {
           playerId: player.address, playerName: () => 'Listener', emit: () => {}, notice: () => {},
-          world: { hasBlock: () => false, isWater: () => false },
         });
         sync.follow(spot.x * 32, spot.y * 32);
         syncs.push(sync);

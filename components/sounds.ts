@@ -4,25 +4,12 @@
  * touch audio themselves.
  */
 import { TILE_SIZE } from './constants.js';
-import type { GameWorld } from './world.js';
+import type { BlockFamily, SoundKind } from './sound-types.js';
 import { xOf, yOf } from './transform.js';
+import type { GameWorld } from './world.js';
 
-/** What made the sound. */
-export type SoundKind = 'place' | 'break' | 'step' | 'swing' | 'hit' | 'hurt' | 'defeat' | 'chat' | 'voice';
-
-/** How a block sounds when it is placed or broken. */
-export type BlockFamily = 'stone' | 'wood' | 'earth' | 'metal' | 'gem' | 'glass';
-
-/** One effect to play at `volume` (0..1, before the player's own volume setting). */
-export interface SoundEvent {
-  kind: SoundKind;
-  /** The block's family for 'place' and 'break'; null for every other kind. */
-  family: BlockFamily | null;
-  volume: number;
-}
-
-/** Effects farther away than this many tiles are not heard (the voice range, docs/README). */
-export const SOUND_RANGE_TILES = 500;
+/** The voice range (docs/game-rules.md §9): voice clips and effects farther away than this many tiles are not heard. */
+export const VOICE_RANGE_TILES = 500;
 /** Effects kept for the page at most; a page that stopped draining (hidden tab) drops the oldest. */
 export const SOUND_QUEUE_LIMIT = 64;
 /** Steps between two footsteps of a walking player: 288 ms, about two steps per bob cycle. */
@@ -42,9 +29,18 @@ export function blockFamily(blockType: string): BlockFamily {
   return FAMILIES[blockType] ?? 'earth';
 }
 
-/** Volume of something `distanceTiles` away: max(0.1, 1 - d/500), the law voice clips follow. */
+/** Volume of something `distanceTiles` away within the voice range: max(0.1, 1 - d/500). */
 export function proximityVolume(distanceTiles: number): number {
-  return Math.max(0.1, 1 - distanceTiles / SOUND_RANGE_TILES);
+  return Math.max(0.1, 1 - distanceTiles / VOICE_RANGE_TILES);
+}
+
+/**
+ * The law of hearing, for voice clips and effects alike: the volume of a sound (dx, dy) tiles
+ * from the listener's tile, or null beyond the voice range.
+ */
+export function volumeAtOffset(dx: number, dy: number): number | null {
+  const distance = Math.hypot(dx, dy);
+  return distance <= VOICE_RANGE_TILES ? proximityVolume(distance) : null;
 }
 
 /** Volume of an effect at tile (tileX, tileY) for the local player, or null when out of range or nobody listens. */
@@ -53,8 +49,7 @@ export function volumeAtTile(world: GameWorld, tileX: number, tileY: number): nu
   if (!eid) return null;
   const dx = tileX - Math.floor(xOf(world.transform, eid) / TILE_SIZE);
   const dy = tileY - Math.floor(yOf(world.transform, eid) / TILE_SIZE);
-  const distance = Math.hypot(dx, dy);
-  return distance <= SOUND_RANGE_TILES ? proximityVolume(distance) : null;
+  return volumeAtOffset(dx, dy);
 }
 
 /** Queues an effect; `volume` null (out of range) queues nothing. */

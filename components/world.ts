@@ -16,7 +16,7 @@ import { createInputState, type InputState } from './input.js';
 import { createInventory, type Inventory } from './inventory.js';
 import type { RemoteTrack } from './pose.js';
 import { createRandom, type Random } from './prng.js';
-import type { SoundEvent } from './sounds.js';
+import type { SoundEvent } from './sound-types.js';
 import { createTileStore, type TileStore } from './tiles.js';
 import { createMotion, createTransform, type Motion, type Transform } from './transform.js';
 

@@ -15,13 +15,12 @@
  * handed, with each (re)join of a region's channel, to whoever follows claims (net/claims.ts).
  */
 import type { RealtimeChannel, SupabaseClient } from '@supabase/supabase-js';
+import { TILE_SIZE } from '../components/constants.js';
 import type { NetEvent } from '../components/network.js';
 import { blocksTopic, CHUNK_TILES, chunkName, chunkOfTile, chunksAround, chunkTiles, regionName, regionOfChunk, regionTiles, type ChunkCoords } from './chunks.js';
-import { TILE_SIZE_PX } from './constants.js';
 import { describeRefusal } from './refusals.js';
 import type { Region } from './regions.js';
 import { blockRowToEvent, type BlockRow } from './rows.js';
-import { canPlaceWithSupport, type SupportWorld } from './support.js';
 
 /** The columns a chunk read asks for: the engine needs the type and owner of each tile, nothing else. */
 const CHUNK_COLUMNS = 'x,y,block_type,player_id';
@@ -60,8 +59,6 @@ export interface BlockSyncOptions {
   emit(event: NetEvent): void;
   /** Tells the player why a change was refused. */
   notice(title: string, description: string): void;
-  /** The local world as the engine sees it, for the support rule. */
-  world: SupportWorld;
   /** The view's size in pixels (DEFAULT_VIEW unless given). */
   view?(): { width: number; height: number };
   /** Called when the live block channels come up (true) or all drop (false). */
@@ -142,7 +139,7 @@ export function parseBlockChanges(payload: unknown): Change[] {
 /** Whether region `region` meets the rectangle of pixels [x0, x1) x [y0, y1). */
 function regionMeets(region: Region, x0: number, y0: number, x1: number, y1: number): boolean {
   const tiles = regionTiles(region);
-  return tiles.x0 * TILE_SIZE_PX < x1 && tiles.x1 * TILE_SIZE_PX > x0 && tiles.y0 * TILE_SIZE_PX < y1 && tiles.y1 * TILE_SIZE_PX > y0;
+  return tiles.x0 * TILE_SIZE < x1 && tiles.x1 * TILE_SIZE > x0 && tiles.y0 * TILE_SIZE < y1 && tiles.y1 * TILE_SIZE > y0;
 }
 
 /** Creates the block sync; nothing is read or joined until the first `follow`. */
@@ -317,7 +314,7 @@ export function createBlockSync(db: SupabaseClient, options: BlockSyncOptions): 
 
   function follow(x: number, y: number): void {
     if (closed) return;
-    const moved = !last || Math.floor(x / TILE_SIZE_PX) !== Math.floor(last.x / TILE_SIZE_PX) || Math.floor(y / TILE_SIZE_PX) !== Math.floor(last.y / TILE_SIZE_PX);
+    const moved = !last || Math.floor(x / TILE_SIZE) !== Math.floor(last.x / TILE_SIZE) || Math.floor(y / TILE_SIZE) !== Math.floor(last.y / TILE_SIZE);
     last = { x, y };
     if (moved) {
       const { width, height } = options.view?.() ?? DEFAULT_VIEW;
@@ -356,10 +353,6 @@ export function createBlockSync(db: SupabaseClient, options: BlockSyncOptions): 
   }
 
   async function place(x: number, y: number, blockType: string, inventory: boolean): Promise<boolean> {
-    if (!canPlaceWithSupport(options.world, x, y)) {
-      await refuse('place', x, y, blockType, inventory, { message: 'Blocks on water need a neighbouring block that leads to land.' });
-      return false;
-    }
     const { error } = await db
       .from('game_blocks')
       .insert({ x, y, block_type: blockType, player_id: options.playerId, player_name: options.playerName() });

@@ -10,7 +10,7 @@
  *   the presence regions (net/regions.ts) and SQL's `game_private.tile_region(x, y)`. Region
  *   edges lie on multiples of 16 tiles, so each region holds exactly 2x2 chunks.
  */
-import { TILE_SIZE_PX } from './constants.js';
+import { TILE_SIZE } from '../components/constants.js';
 import { REGION_TILES, regionKey, type Region } from './regions.js';
 
 /** Edge of a chunk in tiles. */
@@ -77,7 +77,7 @@ export function blocksTopic(region: Region): string {
  * (x, y) first, then those of the margin in the order the view would reach them.
  */
 export function chunksAround(x: number, y: number, halfWidth: number, halfHeight: number, margin: number): ChunkCoords[] {
-  const chunkPx = CHUNK_TILES * TILE_SIZE_PX;
+  const chunkPx = CHUNK_TILES * TILE_SIZE;
   const cx0 = Math.floor((x - halfWidth - margin) / chunkPx);
   const cx1 = Math.floor((x + halfWidth + margin - 1) / chunkPx);
   const cy0 = Math.floor((y - halfHeight - margin) / chunkPx);

@@ -42,7 +42,7 @@ export const MAX_HELD_CLAIM_MESSAGES = 256;
 /** Widest claim: a claim overlapping a rectangle starts at most this many tiles left of it. */
 const CLAIM_MAX_SPAN = 99;
 const CLAIM_COLUMNS = 'id,owner_id,owner_name,x1,y1,x2,y2';
-/** Most values in one `in.(...)` filter the embedded server serves (README, TS102). */
+/** Most values in one `in.(...)` filter the embedded server serves (docs/rest-bounds.md, TS102). */
 const IN_LIST_MAX = 100;
 
 /** `list` in consecutive slices of at most `size`. */

@@ -1,7 +1,5 @@
-/** Networking constants of docs/game-rules.md §9, in one frozen place. */
+/** Networking constants of docs/game-rules.md §9, in one frozen place (sizes of the world: components/constants.ts). */
 
-/** Tile size in pixels. */
-export const TILE_SIZE_PX = 32;
 /** Presence heartbeat period. */
 export const PRESENCE_HEARTBEAT_MS = 5000;
 /** A presence row older than this is a player who left. */
@@ -20,8 +18,6 @@ export const ONLINE_REFRESH_MS = 30000;
 export const MINIMAP_RANGE_TILES = 100;
 /** Minimap refresh period. */
 export const MINIMAP_REFRESH_MS = 10000;
-/** Voice range in tiles. */
-export const VOICE_RANGE_TILES = 500;
 /** Blocks loaded per request when loading the world. */
 export const BLOCK_PAGE_SIZE = 1000;
 /** Tiles around the player loaded before the rest of the world. */

@@ -5,7 +5,8 @@
  * the read is one row per player within the minimap's range, however many blocks were placed.
  */
 import type { SupabaseClient } from '@supabase/supabase-js';
-import { MINIMAP_RANGE_TILES, ONLINE_WINDOW_MS, TILE_SIZE_PX } from './constants.js';
+import { TILE_SIZE } from '../components/constants.js';
+import { MINIMAP_RANGE_TILES, ONLINE_WINDOW_MS } from './constants.js';
 
 /** A player's last known position for the minimap, in pixels. */
 export interface MinimapPlayer {
@@ -42,8 +43,8 @@ export async function minimapPlayersFromBlocks(db: SupabaseClient, playerId: str
   return (data as Array<{ player_id: string; player_name: string; x: number; y: number; placed_at: string }>).map((row) => ({
     id: row.player_id,
     name: row.player_name,
-    x: row.x * TILE_SIZE_PX,
-    y: row.y * TILE_SIZE_PX,
+    x: row.x * TILE_SIZE,
+    y: row.y * TILE_SIZE,
     seenAt: Date.parse(row.placed_at),
   }));
 }

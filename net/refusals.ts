@@ -1,4 +1,5 @@
 /** Turns a refused write into a sentence a player understands. */
+import { UNSUPPORTED_BLOCK } from '../components/support.js';
 import { NAME_TAKEN } from '../components/text.js';
 
 /** The parts of a PostgREST error that say why a write was refused. */
@@ -19,6 +20,7 @@ export function describeRefusal(error: RefusalLike, subject: 'block' | 'chat' | 
   }
   if (code === '23505') return /taken by another player/.test(message) ? NAME_TAKEN : 'Someone already built there.';
   if (/spawn/i.test(message)) return 'Cannot build in spawn area - protected zone!';
+  if (/^blocks on water need /i.test(message)) return UNSUPPORTED_BLOCK;
   if (/^This land is claimed by |^That would sink blocks on land claimed by /.test(message)) return message;
   if (code === '42501') return message.startsWith('banned from ') ? `You are ${message}` : 'The server did not allow that.';
   if (code === 'FETCH' || /fetch|network/i.test(message)) return 'The server could not be reached.';

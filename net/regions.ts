@@ -10,12 +10,12 @@
  * on one screen around spawn lies inside one region instead of across the corner of four, and
  * its players neither hear four channels nor move their interest centres as they mill about.
  */
-import { TILE_SIZE_PX } from './constants.js';
+import { TILE_SIZE } from '../components/constants.js';
 
 /** Side of a region in tiles. 32 tiles = 1024 px, wider than the 800 px view, so the 3x3
  * block always covers everything on screen plus a margin. */
 export const REGION_TILES = 32;
-const REGION_PX = REGION_TILES * TILE_SIZE_PX;
+const REGION_PX = REGION_TILES * TILE_SIZE;
 /** Half a region: region (rx, ry) spans [rx * REGION_PX - HALF_REGION_PX, rx * REGION_PX + HALF_REGION_PX). */
 const HALF_REGION_PX = REGION_PX / 2;
 

@@ -13,7 +13,7 @@
 import type { SupabaseClient } from '@supabase/supabase-js';
 import type { NetEvent } from '../components/network.js';
 import { RESTORE_CHECK_MS, RESTORE_REFRESH_MS, RESTORE_WINDOW_MS, VIEW_HALF_HEIGHT_TILES, VIEW_HALF_WIDTH_TILES } from './constants.js';
-import type { SupportWorld } from './support.js';
+import type { SupportWorld } from '../components/support.js';
 
 /** Most history rows read per look-up: the newest removals win when there are more. */
 const HISTORY_ROWS = 600;

@@ -7,20 +7,19 @@
  * flushes the outbox, so an action goes out in the step it was made.
  */
 import type { SupabaseClient } from '@supabase/supabase-js';
-import { STEP_MS } from '../components/constants.js';
+import { STEP_MS, TILE_SIZE } from '../components/constants.js';
 import type { NetQueues } from '../components/network.js';
+import type { SupportWorld } from '../components/support.js';
 import { createBlockSync } from './blocks.js';
 import { followClaims, type ClaimsFollower } from './claims.js';
 import { createChat } from './chat.js';
 import { createCombat } from './combat.js';
-import { TILE_SIZE_PX } from './constants.js';
 import { minimapPlayersFromBlocks, type MinimapPlayer } from './minimap.js';
 import { followOnlineCount } from './online.js';
 import { createPoseChannels, type Pose } from './poses.js';
 import { createPresence } from './presence.js';
 import { followRestorable } from './restorable.js';
 import type { ChatRow, LocalPlayerState } from './rows.js';
-import type { SupportWorld } from './support.js';
 import { createVoice, type Listener } from './voice.js';
 
 /** Fewest ms between two extra heartbeats sent when the player stops moving. */
@@ -44,7 +43,8 @@ export interface SessionOptions {
   readLocal(): LocalPlayerState & Pose;
   /** Whether another player is within combat range of the local player in the PvP zone. */
   inCombat(): boolean;
-  world: SupportWorld;
+  /** The local world as the engine sees it: which tiles hold a block (for the blocks it may restore). */
+  world: Pick<SupportWorld, 'hasBlock'>;
   /** The view's size in pixels, for the chunks to hold (800x600 unless given). */
   view?(): { width: number; height: number };
   listener(): Listener;
@@ -100,7 +100,7 @@ export async function startSession(options: SessionOptions): Promise<Session> {
 
   const tile = () => {
     const local = options.readLocal();
-    return { x: Math.floor(local.x / TILE_SIZE_PX), y: Math.floor(local.y / TILE_SIZE_PX) };
+    return { x: Math.floor(local.x / TILE_SIZE), y: Math.floor(local.y / TILE_SIZE) };
   };
 
   let everConnected = false;
@@ -122,7 +122,6 @@ export async function startSession(options: SessionOptions): Promise<Session> {
     playerName: options.playerName,
     emit,
     notice: options.notice,
-    world: options.world,
     view: options.view,
     now,
     onConnected: onBlocksConnected,

@@ -1,11 +1,11 @@
 /**
  * Voice clips: base64 webm/opus rows in game_voice_messages, with the sender's tile. A clip
- * is played only for another player within 500 tiles, when audio is on and voice is online,
- * at volume max(0.1, 1 - distance/500).
+ * is played only for another player within the voice range, when audio is on and voice is
+ * online, at the volume the law of hearing gives (volumeAtOffset, components/sounds.ts).
  */
 import type { RealtimeChannel, SupabaseClient } from '@supabase/supabase-js';
-import { proximityVolume } from '../components/sounds.js';
-import { TILE_SIZE_PX, VOICE_RANGE_TILES } from './constants.js';
+import { TILE_SIZE } from '../components/constants.js';
+import { volumeAtOffset } from '../components/sounds.js';
 import type { VoiceRow } from './rows.js';
 
 /** The listener's side of the rule for playing a clip. */
@@ -21,10 +21,7 @@ export interface Listener {
 /** The volume to play `clip` at for `listener`, or null when it must not play. */
 export function clipVolume(clip: Pick<VoiceRow, 'player_id' | 'x' | 'y'>, listener: Listener): number | null {
   if (clip.player_id === listener.id || !listener.audioEnabled || !listener.voiceOnline) return null;
-  const dx = clip.x - Math.floor(listener.x / TILE_SIZE_PX);
-  const dy = clip.y - Math.floor(listener.y / TILE_SIZE_PX);
-  const distance = Math.hypot(dx, dy);
-  return distance <= VOICE_RANGE_TILES ? proximityVolume(distance) : null;
+  return volumeAtOffset(clip.x - Math.floor(listener.x / TILE_SIZE), clip.y - Math.floor(listener.y / TILE_SIZE));
 }
 
 /** What voice needs from its surroundings. */
@@ -61,8 +58,8 @@ export function createVoice(db: SupabaseClient, options: VoiceOptions): Voice {
         player_id: options.playerId,
         player_name: options.playerName(),
         audio_data: audioData,
-        x: Math.floor(x / TILE_SIZE_PX),
-        y: Math.floor(y / TILE_SIZE_PX),
+        x: Math.floor(x / TILE_SIZE),
+        y: Math.floor(y / TILE_SIZE),
       });
       if (error) console.error('voice send failed:', error.code, error.message);
       return !error;

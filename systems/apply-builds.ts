@@ -4,7 +4,8 @@ import type { EditStep, TileClick } from '../components/input.js';
 import { BLOCK_TYPES } from '../components/blocks.js';
 import { giveBlock, hasBlock, selectedItem, takeBlock } from '../components/inventory.js';
 import { pushSound } from '../components/sounds.js';
-import { isSpawnTile } from '../components/terrain.js';
+import { canPlaceWithSupport, UNSUPPORTED_BLOCK } from '../components/support.js';
+import { isSpawnTile, isWaterTile } from '../components/terrain.js';
 import { blockAt, blockOwnerAt, clearBlock, isInWorld, setBlock } from '../components/tiles.js';
 import type { GameWorld } from '../components/world.js';
 
@@ -18,6 +19,22 @@ function editable(world: GameWorld, tileX: number, tileY: number): boolean {
     return false;
   }
   return true;
+}
+
+/** Whether a block at (x, y) would be supported (components/support.ts), by the world's tiles and terrain. */
+function supported(world: GameWorld, x: number, y: number): boolean {
+  return canPlaceWithSupport(
+    { hasBlock: (tx, ty) => blockAt(world.tiles, tx, ty) !== null, isWater: (tx, ty) => isWaterTile(tx, ty, world.seed) },
+    x,
+    y,
+  );
+}
+
+/** Whether a block at (x, y) would be supported; if not, the player is told why. */
+function placeable(world: GameWorld, x: number, y: number): boolean {
+  if (supported(world, x, y)) return true;
+  world.toasts.push({ title: 'Block Not Placed', description: UNSUPPORTED_BLOCK, variant: 'destructive' });
+  return false;
 }
 
 /** Places `blockType` as the local player's on an empty tile and queues the insert. */
@@ -46,6 +63,7 @@ function build(world: GameWorld, click: TileClick): void {
   if (click.action === 'place') {
     const item = selectedItem(world.inventory);
     if (existing !== null || !item || item.type !== 'block' || item.quantity <= 0) return;
+    if (!placeable(world, x, y)) return;
     place(world, x, y, item.blockType, true);
     recordEdit(world.history, { action: 'place', x, y, blockType: item.blockType, owner: me });
     return;
@@ -70,6 +88,7 @@ function replay(world: GameWorld, edit: BlockEdit, forwards: boolean): boolean {
     if (edit.owner !== me) return refuse(world, 'Only your own blocks can be put back.');
     if (existing !== null) return refuse(world, 'That tile is no longer empty.');
     if (!hasBlock(world.inventory, blockType)) return refuse(world, `You have no ${blockType} left.`);
+    if (!placeable(world, x, y)) return false;
     place(world, x, y, blockType, true);
     return true;
   }
@@ -94,7 +113,8 @@ function step(world: GameWorld, request: EditStep): void {
 /**
  * Applies the local player's clicks: left places the selected block on an empty tile (one
  * leaves the stack), right removes a block (one comes back). Nothing changes inside the spawn
- * area, where a 'Spawn Protected' toast is raised instead. Each edit is queued for the server
+ * area, where a 'Spawn Protected' toast is raised instead, and no block goes on water without
+ * support ('Block Not Placed', components/support.ts). Each edit is queued for the server
  * and remembered for undo; undo and redo requests then replay the player's own edits.
  */
 export function applyBuilds(world: GameWorld): void {
@@ -110,11 +130,19 @@ export function applyBuilds(world: GameWorld): void {
 /**
  * Puts the player's blocks that others removed back into the tiles that are still empty, as
  * ordinary placements (the server applies every building rule and the rate limit). They do
- * not come out of the inventory: they were the player's already.
+ * not come out of the inventory: they were the player's already. One that the support rule
+ * refuses is not placed, and the player is told why.
  */
 export function restoreBlocks(world: GameWorld): void {
   if (!world.local || world.vitals.defeated[world.local]) return;
-  for (const { x, y, blockType } of world.restorable.splice(0)) {
-    if (isInWorld(x, y) && !isSpawnTile(x, y) && blockAt(world.tiles, x, y) === null) place(world, x, y, blockType, false);
+  let waiting = world.restorable.splice(0).filter(({ x, y }) => isInWorld(x, y) && !isSpawnTile(x, y) && blockAt(world.tiles, x, y) === null);
+  // A block on water may lean on another restored block: the supported ones go first, land
+  // outwards, so each insert reaches the server after the block that supports it.
+  for (;;) {
+    const ready = waiting.filter(({ x, y }) => supported(world, x, y));
+    if (ready.length === 0) break;
+    for (const { x, y, blockType } of ready) place(world, x, y, blockType, false);
+    waiting = waiting.filter((block) => !ready.includes(block));
   }
+  for (const { x, y } of waiting) placeable(world, x, y);
 }

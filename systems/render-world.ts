@@ -12,7 +12,7 @@ import { CHUNK_TILES } from '../components/tiles.js';
 import { interpolatedPosition } from '../components/transform.js';
 import type { GameWorld } from '../components/world.js';
 import { paintBlockSheet } from './draw/block-sprites.js';
-import { drawFigure, type Figure } from './draw/character.js';
+import { drawFigure, loadLook, type Figure } from './draw/character.js';
 import { CHUNK_PX, createChunkCache, renderedChunk, type ChunkCache } from './draw/chunk-cache.js';
 import { createLabelCache, labelSurface, refreshLabels, type LabelCache } from './draw/label-cache.js';
 import { addName, clearNames, createNameLayout, layoutNames, type NameLayout } from './draw/name-labels.js';
@@ -145,14 +145,8 @@ function drawClaims(world: GameWorld, ctx: Ctx2D, camX: number, camY: number): v
 }
 
 function loadFigure(world: GameWorld, e: number): Figure {
-  const { look, motion, combat } = world;
-  figure.skin = look.skin[e]!;
-  figure.hair = look.hair[e]!;
-  figure.hairStyle = look.hairStyle[e]!;
-  figure.shirt = look.shirt[e]!;
-  figure.shirtStyle = look.shirtStyle[e]!;
-  figure.pants = look.pants[e]!;
-  figure.shoes = look.shoes[e]!;
+  const { motion, combat } = world;
+  loadLook(figure, world.look, e);
   figure.facing = motion.facing[e]!;
   figure.step = motion.moving[e] ? 1 + ((world.frame >> 3) & 1) : 0;
   figure.swing = combat.swinging[e] ? Math.min(1, (world.time - combat.swingStart[e]!) / SWING_MS) : -1;

@@ -1,3 +1,5 @@
+import type { IncomingMessage } from 'node:http';
+
 /**
  * An Auth API error. OAuth-style errors (`invalid_grant`) are sent as
  * `{error, error_description}`, the others as `{code, message}` (API version 2024-01-01).
@@ -34,4 +36,14 @@ export class WeakPasswordError extends AuthError {
   override body(): Record<string, unknown> {
     return { code: this.code, message: this.message, weak_password: { reasons: this.reasons } };
   }
+}
+
+/**
+ * GoTrue's 404 body for a path it does not serve: `{code, message}` from API version 2024-01-01,
+ * which supabase-js sends in `X-Supabase-Api-Version`, else `{code, error_code, msg}`.
+ */
+export function authNotFoundBody(req: IncomingMessage): Record<string, unknown> {
+  return req.headers['x-supabase-api-version'] === '2024-01-01'
+    ? { code: 'not_found', message: 'Not found' }
+    : { code: 404, error_code: 'not_found', msg: 'Not found' };
 }

@@ -1,12 +1,11 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Claims, Database } from '../db/index.js';
 import { readBody } from '../http/body.js';
-import { notFoundBody } from '../http/not-found.js';
 import { bearerToken, sendJson } from '../http/respond.js';
 import { checkHardDelete, readNewUser, readUserId } from './admin.js';
 import { refuseBanned } from './bans.js';
 import { createEmailUser, deleteUser, signInPassword } from './email-users.js';
-import { AuthError } from './errors.js';
+import { AuthError, authNotFoundBody } from './errors.js';
 import { TokenError, type TokenKeys } from './keys.js';
 import type { AuthRequestLimits } from './limits.js';
 import type { RateLimiter } from './rate-limit.js';
@@ -142,7 +141,7 @@ export async function handleAuth(req: IncomingMessage, res: ServerResponse, path
     if (!user) throw new AuthError(403, 'user_not_found', 'User from sub claim in JWT does not exist');
     return sendJson(res, 200, user);
   }
-  return sendJson(res, 404, notFoundBody('auth', req, url.pathname));
+  return sendJson(res, 404, authNotFoundBody(req));
 }
 
 /**
@@ -168,5 +167,5 @@ async function handleAdmin(req: IncomingMessage, res: ServerResponse, path: stri
     auth.revocations.add(ended);
     return sendJson(res, 200, {});
   }
-  return sendJson(res, 404, notFoundBody('auth', req, new URL(req.url ?? '/', 'http://x').pathname));
+  return sendJson(res, 404, authNotFoundBody(req));
 }

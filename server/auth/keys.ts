@@ -10,6 +10,9 @@ export const SECRET_FILE = 'jwt-secret';
 /** The service-role key's file name inside DATA_DIR (mode 0600; never served over HTTP). */
 export const SERVICE_ROLE_KEY_FILE = 'service_role.key';
 
+/** Access-token lifetime, as hosted GoTrue's default: how long a signed user token is believed. */
+export const ACCESS_TOKEN_SECONDS = 3600;
+
 /** The anon key's fixed claims, so the key stays the same across restarts. */
 const ANON_CLAIMS = { iss: 'supabase', role: 'anon', iat: 1_735_689_600, exp: 4_102_444_800 };
 /** The service-role key's fixed claims, likewise stable for as long as the signing secret is. */

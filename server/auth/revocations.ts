@@ -1,6 +1,5 @@
 import type { Claims, Database, Queryable } from '../db/index.js';
-import { TokenError, type TokenKeys } from './keys.js';
-import { ACCESS_TOKEN_SECONDS } from './session.js';
+import { ACCESS_TOKEN_SECONDS, TokenError, type TokenKeys } from './keys.js';
 
 /** GoTrue's message when a token's session has ended. */
 export const SESSION_ENDED = 'Session from session_id claim in JWT does not exist';

@@ -1,9 +1,6 @@
 import type { Claims } from '../db/index.js';
-import type { TokenKeys } from './keys.js';
+import { ACCESS_TOKEN_SECONDS, type TokenKeys } from './keys.js';
 import type { SessionGrant } from './users.js';
-
-/** Access-token lifetime, as hosted GoTrue's default. */
-export const ACCESS_TOKEN_SECONDS = 3600;
 
 /**
  * The access-token claims of a user (reference §4.5): a wallet user signed in with `web3`, an

@@ -175,6 +175,7 @@ export interface ArchiveHeader {
   tables: ArchivedTable[];
 }
 
+/** The lines of the archive `file`, unzipped as they are read. */
 function lines(file: string) {
   return createInterface({ input: createReadStream(file).pipe(createGunzip()), crlfDelay: Infinity })[Symbol.asyncIterator]();
 }
@@ -231,6 +232,124 @@ async function loadOrder(client: pg.Client, tables: string[]): Promise<string[]>
 /** What {@link restoreBackup} did, per table: rows loaded and whether the reread rows match the archive's checksum. */
 export type RestoreSummary = Record<string, { rows: number; verified: boolean | 'columns differ' }>;
 
+/** A table loaded by a restore: its rows and the columns loaded (those the target also has). */
+interface LoadedTable {
+  rows: number;
+  columns: string[];
+}
+
+/** One JSON line of the archive after its header: a table's start, or the trailer. */
+interface SectionLine {
+  table?: string;
+  columns?: string[];
+  end?: boolean;
+  tables?: Record<string, TableSummary>;
+}
+
+/** The archive's tables that the target holds; throws when it lacks one of the world's (its migrations are behind). */
+function restoreTargets(header: ArchiveHeader, present: ReadonlyMap<string, string[]>): string[] {
+  const missing = header.tables.filter((table) => !present.has(table.name) && (table.name.startsWith('public.') || table.name.startsWith('game_private.')));
+  if (missing.length > 0) throw new Error(`the target lacks ${missing.map((t) => t.name).join(', ')}: apply the same migrations first`);
+  return header.tables.filter((table) => present.has(table.name)).map((table) => table.name);
+}
+
+/**
+ * Turns the tables' own triggers off in the open transaction: `session_replication_role =
+ * replica` where allowed, otherwise `disable trigger user` on the targets the role owns. Returns
+ * the tables whose triggers are to be enabled again before the commit.
+ */
+async function suspendTriggers(client: pg.Client, targets: readonly string[]): Promise<string[]> {
+  const replica = await client.query('savepoint replica; set local session_replication_role = replica').then(() => true, async () => {
+    await client.query('rollback to savepoint replica');
+    return false;
+  });
+  const owned = replica ? [] : (await client.query<{ name: string }>(
+    `select n.nspname || '.' || c.relname as name from pg_class c join pg_namespace n on n.oid = c.relnamespace
+      where pg_has_role(c.relowner, 'USAGE') and n.nspname || '.' || c.relname = any($1)`, [targets])).rows.map((row) => row.name);
+  for (const table of owned) await client.query(`alter table ${quoteName(table)} disable trigger user`);
+  return owned;
+}
+
+/**
+ * Streams one table's rows, up to its `\.` line, into COPY, keeping only the columns the target
+ * has (`targetColumns`; undefined when it lacks the table: the rows are read and dropped).
+ * `counter.bytes` counts the archive's row bytes read so far.
+ */
+async function copyTable(client: pg.Client, reader: AsyncIterator<string>, file: string, section: { table: string; columns: string[] }, targetColumns: string[] | undefined, counter: { bytes: number }, progress?: Progress): Promise<LoadedTable> {
+  const { table } = section;
+  const columns = targetColumns ? section.columns.filter((column) => targetColumns.includes(column)) : [];
+  const keep = columns.length === section.columns.length ? null : columns.map((column) => section.columns.indexOf(column));
+  const copy = targetColumns ? client.query(copyFrom(`copy ${quoteName(table)} (${columns.map((c) => pg.escapeIdentifier(c)).join(', ')}) from stdin`)) as Writable : null;
+  const done = copy ? new Promise<void>((resolve, reject) => copy.once('finish', resolve).once('error', reject)) : Promise.resolve();
+  let rows = 0;
+  let batch: string[] = [];
+  const flush = async () => {
+    if (!copy || batch.length === 0) return;
+    if (!copy.write(`${batch.join('\n')}\n`)) await new Promise((resolve) => copy.once('drain', resolve));
+    batch = [];
+  };
+  for (;;) {
+    const row = await reader.next();
+    if (row.done) throw new Error(`${file} ends early inside ${table}`);
+    if (row.value === END_OF_TABLE) break;
+    counter.bytes += row.value.length + 1;
+    rows++;
+    if (keep) {
+      const fields = row.value.split('\t');
+      batch.push(keep.map((index) => fields[index]).join('\t'));
+    } else batch.push(row.value);
+    if (batch.length >= 1000) {
+      await flush();
+      progress?.(table, rows, counter.bytes);
+    }
+  }
+  await flush();
+  copy?.end();
+  await done;
+  progress?.(table, rows, counter.bytes);
+  return { rows, columns };
+}
+
+/**
+ * Loads every table of the archive `file` into the target, in the archive's order (parents
+ * before children, so rows stream straight into COPY), and checks the trailer's row counts.
+ */
+async function loadTables(client: pg.Client, file: string, present: ReadonlyMap<string, string[]>, progress?: Progress): Promise<Map<string, LoadedTable>> {
+  const loaded = new Map<string, LoadedTable>();
+  const reader = lines(file);
+  await reader.next();
+  const counter = { bytes: 0 };
+  for (;;) {
+    const next = await reader.next();
+    if (next.done) throw new Error(`${file} ends early: it was cut off while being written or copied`);
+    const section = JSON.parse(next.value) as SectionLine;
+    if (section.end) {
+      for (const [table, summary] of Object.entries(section.tables!)) {
+        const got = loaded.get(table);
+        if (got && got.rows !== summary.rows) throw new Error(`${table}: ${got.rows} rows read, the archive says ${summary.rows}`);
+      }
+      break;
+    }
+    const table = section.table!;
+    loaded.set(table, await copyTable(client, reader, file, { table, columns: section.columns! }, present.get(table), counter, progress));
+  }
+  await reader.return?.();
+  return loaded;
+}
+
+/** Reads each restored table back and compares its checksum with the archive's trailer (`columns differ` when some were not loaded). */
+async function verifyRestore(client: pg.Client, file: string, header: ArchiveHeader, loaded: ReadonlyMap<string, LoadedTable>, present: ReadonlyMap<string, string[]>): Promise<RestoreSummary> {
+  const archived = new Map(header.tables.map((table) => [table.name, table]));
+  const trailer = await trailerOf(file);
+  const summary: RestoreSummary = {};
+  for (const [table, got] of loaded) {
+    if (!present.has(table)) continue;
+    const whole = got.columns.length === archived.get(table)!.columns.length;
+    summary[table] = { rows: got.rows, verified: whole ? (await checksum(client, archived.get(table)!)) === trailer[table]?.sha256 : 'columns differ' };
+  }
+  return summary;
+}
+
 /**
  * Loads the archive `file` into the database `connection` reaches, whose schema the migrations
  * made: in one transaction, with the tables' own triggers off (the rows were accepted when
@@ -247,88 +366,18 @@ export async function restoreBackup(connection: pg.ClientConfig, file: string, o
   try {
     await canonicalSession(client);
     const present = new Map((await tablesOf(client)).map((table) => [table.name, table.columns]));
-    const archived = new Map(header.tables.map((table) => [table.name, table]));
-    const missing = header.tables.filter((table) => !present.has(table.name) && (table.name.startsWith('public.') || table.name.startsWith('game_private.')));
-    if (missing.length > 0) throw new Error(`the target lacks ${missing.map((t) => t.name).join(', ')}: apply the same migrations first`);
-    const targets = header.tables.filter((table) => present.has(table.name)).map((table) => table.name);
-
+    const targets = restoreTargets(header, present);
     await client.query('begin');
-    const replica = await client.query('savepoint replica; set local session_replication_role = replica').then(() => true, async () => {
-      await client.query('rollback to savepoint replica');
-      return false;
-    });
-    const owned = replica ? [] : (await client.query<{ name: string }>(
-      `select n.nspname || '.' || c.relname as name from pg_class c join pg_namespace n on n.oid = c.relnamespace
-        where pg_has_role(c.relowner, 'USAGE') and n.nspname || '.' || c.relname = any($1)`, [targets])).rows.map((row) => row.name);
-    for (const table of owned) await client.query(`alter table ${quoteName(table)} disable trigger user`);
+    const owned = await suspendTriggers(client, targets);
     // Children first; DELETE rather than TRUNCATE, which a hosted project's owner may not do on auth's tables.
     if (options.replace) for (const table of [...targets].reverse()) await client.query(`delete from ${quoteName(table)}`);
-
-    const loaded = new Map<string, { rows: number; columns: string[] }>();
-    // The archive holds parents before children, so rows stream straight into COPY.
-    const reader = lines(file);
-    await reader.next();
-    let bytes = 0;
-    for (;;) {
-      const next = await reader.next();
-      if (next.done) throw new Error(`${file} ends early: it was cut off while being written or copied`);
-      const meta = JSON.parse(next.value) as { table?: string; columns?: string[]; end?: boolean; tables?: Record<string, TableSummary> };
-      if (meta.end) {
-        for (const [table, summary] of Object.entries(meta.tables!)) {
-          const got = loaded.get(table);
-          if (got && got.rows !== summary.rows) throw new Error(`${table}: ${got.rows} rows read, the archive says ${summary.rows}`);
-        }
-        break;
-      }
-      const table = meta.table!;
-      const targetColumns = present.get(table);
-      const columns = targetColumns ? meta.columns!.filter((column) => targetColumns.includes(column)) : [];
-      const keep = columns.length === meta.columns!.length ? null : columns.map((column) => meta.columns!.indexOf(column));
-      const copy = targetColumns ? client.query(copyFrom(`copy ${quoteName(table)} (${columns.map((c) => pg.escapeIdentifier(c)).join(', ')}) from stdin`)) as Writable : null;
-      const done = copy ? new Promise<void>((resolve, reject) => copy.once('finish', resolve).once('error', reject)) : Promise.resolve();
-      let rows = 0;
-      let batch: string[] = [];
-      const flush = async () => {
-        if (!copy || batch.length === 0) return;
-        if (!copy.write(`${batch.join('\n')}\n`)) await new Promise((resolve) => copy.once('drain', resolve));
-        batch = [];
-      };
-      for (;;) {
-        const row = await reader.next();
-        if (row.done) throw new Error(`${file} ends early inside ${table}`);
-        if (row.value === END_OF_TABLE) break;
-        bytes += row.value.length + 1;
-        rows++;
-        if (keep) {
-          const fields = row.value.split('\t');
-          batch.push(keep.map((index) => fields[index]).join('\t'));
-        } else batch.push(row.value);
-        if (batch.length >= 1000) {
-          await flush();
-          options.progress?.(table, rows, bytes);
-        }
-      }
-      await flush();
-      copy?.end();
-      await done;
-      options.progress?.(table, rows, bytes);
-      loaded.set(table, { rows, columns });
-    }
-    await reader.return?.();
+    const loaded = await loadTables(client, file, present, options.progress);
     for (const table of owned) await client.query(`alter table ${quoteName(table)} enable trigger user`);
     await client.query('commit');
 
     const queryable = { query: async <Row,>(sql: string, params?: unknown[]) => ({ rows: (await client.query(sql, params)).rows as Row[], fields: [] }), exec: async (sql: string) => void (await client.query(sql)) };
     for (const table of targets) await advanceSequences(queryable, table);
-
-    const trailer = await trailerOf(file);
-    const summary: RestoreSummary = {};
-    for (const [table, got] of loaded) {
-      if (!present.has(table)) continue;
-      const whole = got.columns.length === archived.get(table)!.columns.length;
-      summary[table] = { rows: got.rows, verified: whole ? (await checksum(client, archived.get(table)!)) === trailer[table]?.sha256 : 'columns differ' };
-    }
-    return summary;
+    return await verifyRestore(client, file, header, loaded, present);
   } catch (error) {
     await client.query('rollback').catch(() => undefined);
     throw error;

@@ -1,12 +1,13 @@
 import { LARGE_TEXT_CHARS, type TableInfo } from './catalog.js';
 import { RestError } from './errors.js';
-import { isFts, PATTERN_OPERATORS, type Condition, type EmbedQuery, type FieldRef, type Filter, type OrderTerm, type RequestQuery } from './query.js';
+import { isFts, PATTERN_OPERATORS } from './operators.js';
+import type { Condition, EmbedQuery, FieldRef, Filter, OrderTerm, RequestQuery } from './request.js';
 
 /**
  * What one REST request may ask of the database. Each limit refuses, before any SQL runs, a
  * request shape whose cost grows with something a stranger controls (a list, a tree, a pattern,
  * the data it scans), so that it cannot hold the database while every other player waits
- * (README, "Requests the server refuses"; every operator and its bound: docs/rest-bounds.md).
+ * (docs/rest-bounds.md: the main refusals, and every operator and its bound).
  */
 export const REQUEST_BOUNDS = Object.freeze({
   /** Longest `like`/`ilike`/`match`/`imatch` pattern; the patterns of an `(any)`/`(all)` list together. */

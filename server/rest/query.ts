@@ -1,109 +1,9 @@
-import { checkColumn, type Catalog, type FunctionInfo, type TableInfo } from './catalog.js';
+import { checkColumn, type Catalog, type TableInfo } from './catalog.js';
 import { checkEmbedBounds, checkListLength } from './bounds.js';
-import { computedColumn, resolveEmbed, type Relationship } from './embed.js';
+import { computedColumn, resolveEmbed } from './embed.js';
 import { parseError, RestError } from './errors.js';
-
-/** The SQL operator of each binary filter operator (PostgREST's operator table). */
-const OPERATORS = {
-  eq: '=', neq: '<>', gt: '>', gte: '>=', lt: '<', lte: '<=', like: 'like', ilike: 'ilike', match: '~', imatch: '~*',
-  cs: '@>', cd: '<@', ov: '&&', sl: '<<', sr: '>>', nxl: '&>', nxr: '&<', adj: '-|-', isdistinct: 'is distinct from',
-} as const;
-
-/** Full-text search operators and the function that turns their value into a tsquery. */
-const FTS = { fts: 'to_tsquery', plfts: 'plainto_tsquery', phfts: 'phraseto_tsquery', wfts: 'websearch_to_tsquery' } as const;
-
-/** Operators whose value is one literal of the column's own type (arrays, ranges, jsonb), which may list elements. */
-export const TYPED_OPERATORS: ReadonlySet<string> = new Set(['cs', 'cd', 'ov', 'sl', 'sr', 'nxl', 'nxr', 'adj']);
-
-/** Operators whose value is a pattern (bounded by REQUEST_BOUNDS.patternChars). */
-export const PATTERN_OPERATORS: ReadonlySet<string> = new Set(['like', 'ilike', 'match', 'imatch']);
-
-/** A column, optionally followed by JSON steps (`data->a->>b`). */
-export interface FieldRef {
-  column: string;
-  /** `->` steps (JSON) then at most a last `->>` step (text). Numeric keys index arrays. */
-  path: { arrow: '->' | '->>'; key: string }[];
-}
-
-/** One `field=op.value` condition. */
-export type Condition = { kind: 'condition'; field: FieldRef; negate: boolean } & (
-  | { op: keyof typeof OPERATORS; value: string; quantifier?: 'any' | 'all'; values?: string[] }
-  | { op: 'in'; values: string[] }
-  | { op: 'is'; value: 'null' | 'not_null' | 'true' | 'false' | 'unknown' }
-  | { op: keyof typeof FTS; value: string; config?: string }
-);
-
-/** An `and`/`or` group of conditions and groups. */
-export interface LogicTree {
-  kind: 'logic';
-  op: 'and' | 'or';
-  negate: boolean;
-  children: Filter[];
-}
-
-/** A condition or a logic tree. */
-export type Filter = Condition | LogicTree;
-
-/** One selected value: a field with an optional cast and output name. */
-export interface SelectField {
-  /** The column; for a computed column, the function's name with no JSON steps. */
-  field: FieldRef;
-  /** A computed column: the function of the row that gives the value. */
-  computed?: FunctionInfo;
-  /**
-   * An aggregate of the field (`col.sum()`), or `count()` of the rows when the column is ''. The
-   * other fields of the same select are then its GROUP BY.
-   */
-  aggregate?: Aggregate;
-  cast?: string;
-  /** The JSON key of the value in the response. */
-  name: string;
-}
-
-/** The aggregate functions a select may apply (PostgREST's `db-aggregates-enabled`). */
-export const AGGREGATES = ['count', 'sum', 'avg', 'min', 'max'] as const;
-
-/** One of {@link AGGREGATES}. */
-export type Aggregate = (typeof AGGREGATES)[number];
-
-/** One `order` term. */
-export interface OrderTerm {
-  field: FieldRef;
-  descending: boolean;
-  nulls?: 'first' | 'last';
-}
-
-/** An embedded resource (`alias:target!hint!inner(select)`) and what is asked of its rows. */
-export interface EmbedQuery {
-  /** The JSON key of the embedded value. */
-  name: string;
-  table: TableInfo;
-  relationship: Relationship;
-  /** `!inner`, or a `<name>=not.is.null` filter: parents without a matching row are left out. */
-  inner: boolean;
-  /** `<name>=is.null`: only parents without a matching row. */
-  absent: boolean;
-  /** False for `target()`: used to filter only, left out of the response. */
-  shown: boolean;
-  /** `...target(...)`: its fields are the parent's (to-one), or arrays of them in the parent (to-many). */
-  spread: boolean;
-  query: RequestQuery;
-}
-
-/** What the query string of a table request asks for. */
-export interface RequestQuery {
-  select: SelectField[];
-  /** The number of items the select lists as written: `*`, each field and each embedded resource count one. */
-  selectItems: number;
-  embeds: EmbedQuery[];
-  filters: Filter[];
-  order: OrderTerm[];
-  limit?: number;
-  offset: number;
-  /** `columns` of an insert or upsert, if given. */
-  columns?: string[];
-  onConflict?: string[];
-}
+import { isBinaryOperator, isFts, TYPED_OPERATORS } from './operators.js';
+import type { Aggregate, Condition, EmbedQuery, FieldRef, Filter, LogicTree, OrderTerm, RequestQuery, SelectField } from './request.js';
 
 const RESERVED = new Set(['select', 'order', 'limit', 'offset', 'columns', 'on_conflict']);
 const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_ $]*$/;
@@ -259,17 +159,17 @@ function parseCondition(field: FieldRef, raw: string): Condition {
   const modifier = modified?.[2];
   const fail = () => parseError(`"failed to parse filter (${raw})" (line 1, column 1)`, `unexpected "${head}" expecting an operator`);
   if (dot < 0) throw fail();
-  if (op in FTS) return { kind: 'condition', field, negate, op: op as keyof typeof FTS, value, config: modifier || undefined };
+  if (isFts(op)) return { kind: 'condition', field, negate, op, value, config: modifier || undefined };
   const not = negate ? 'not.' : '';
-  if (op in OPERATORS) {
+  if (isBinaryOperator(op)) {
     if (modifier === undefined) {
       if (TYPED_OPERATORS.has(op)) checkListLength(`${field.column}=${not}${op}.${value.slice(0, 1)}...${value.slice(-1)}`, op, value);
-      return { kind: 'condition', field, negate, op: op as keyof typeof OPERATORS, value };
+      return { kind: 'condition', field, negate, op, value };
     }
     if ((modifier !== 'any' && modifier !== 'all') || !/^\{.*\}$/s.test(value)) throw fail();
     checkListLength(`${field.column}=${not}${op}(${modifier}).{...}`, `${op}(${modifier})`, value);
     // A set: repeating a value changes no answer, and `eq(all)`/`neq(any)` then stop at the second value.
-    return { kind: 'condition', field, negate, op: op as keyof typeof OPERATORS, value, quantifier: modifier, values: [...new Set(splitList(value.slice(1, -1)))] };
+    return { kind: 'condition', field, negate, op, value, quantifier: modifier, values: [...new Set(splitList(value.slice(1, -1)))] };
   }
   if (op === 'in' && modifier === undefined && value.startsWith('(') && value.endsWith(')')) {
     checkListLength(`${field.column}=${not}in.(...)`, 'in', value);
@@ -405,19 +305,4 @@ export function parseQuery(catalog: Catalog, table: TableInfo, params: URLSearch
     columns: columns ? parseColumnList(table, columns) : undefined,
     onConflict: onConflict ? splitList(onConflict).map((c) => checkColumn(table, c)) : undefined,
   };
-}
-
-/** The SQL operator of a binary filter operator. */
-export function operatorSql(op: keyof typeof OPERATORS): string {
-  return OPERATORS[op];
-}
-
-/** The tsquery function of a full-text operator. */
-export function ftsFunction(op: keyof typeof FTS): string {
-  return FTS[op];
-}
-
-/** Whether `op` is a full-text operator. */
-export function isFts(op: string): op is keyof typeof FTS {
-  return op in FTS;
 }

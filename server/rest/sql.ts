@@ -1,6 +1,7 @@
 import { ident, qualified, type TableInfo } from './catalog.js';
 import { RestError } from './errors.js';
-import { ftsFunction, isFts, operatorSql, TYPED_OPERATORS, type Condition, type EmbedQuery, type FieldRef, type Filter, type OrderTerm, type RequestQuery } from './query.js';
+import { ftsFunction, isFts, operatorSql, TYPED_OPERATORS } from './operators.js';
+import type { Condition, EmbedQuery, FieldRef, Filter, OrderTerm, RequestQuery } from './request.js';
 import type { Preferences } from './prefer.js';
 
 /** One statement with its parameters. Identifiers come from the catalog; values are parameters. */

@@ -4,7 +4,7 @@
  * No AudioContext exists before the player's first tap or key press (browsers refuse sound
  * before a gesture, and a page should not make any); muted or at volume 0, nothing is made.
  */
-import type { BlockFamily, SoundEvent } from '../../components/sounds.js';
+import type { BlockFamily, SoundEvent } from '../../components/sound-types.js';
 
 /** The player's sound settings (kept in localStorage, see src/state/sound-atoms.ts). */
 export interface SoundSettings {

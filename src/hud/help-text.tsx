@@ -1,3 +1,5 @@
+import { VOICE_RANGE_TILES } from '../../components/sounds.js';
+
 /** The controls (docs/game-rules.md §2 help text, plus the attack key). */
 export const HELP_ITEMS = [
   'WASD/Arrows move',
@@ -8,7 +10,7 @@ export const HELP_ITEMS = [
   'left click place',
   'right click remove',
   'Space attack',
-  'hold mouse for voice chat (500 block range)',
+  `hold mouse for voice chat (${VOICE_RANGE_TILES} block range)`,
 ] as const;
 
 /** The help line under the game view. */

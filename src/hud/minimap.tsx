@@ -1,7 +1,9 @@
 import { useAtomValue } from 'jotai';
 import { useEffect, useRef, useState } from 'react';
 import { CLAIM_COLORS, relationOf, type Claim } from '../../components/claims.js';
+import { SPAWN_RADIUS, TILE_SIZE } from '../../components/constants.js';
 import { BIOME, biomeCodeAt, WORLD_SEED } from '../../components/terrain.js';
+import { MINIMAP_RANGE_TILES } from '../../net/constants.js';
 import { BIOME_COLORS } from '../../systems/draw/terrain-sprites.js';
 import { gameHandleAtom, hudAtoms } from '../state/hud-atoms.js';
 import { publicKeyAtom } from '../state/wallet-atoms.js';
@@ -10,8 +12,6 @@ import { minimapOpenAtom } from '../state/ui-atoms.js';
 
 /** Edge of the minimap in pixels. */
 export const MINIMAP_SIZE = 200;
-/** Tiles across the minimap. */
-export const MINIMAP_RANGE = 100;
 /** Edge of one terrain cell on the minimap in pixels. */
 export const MINIMAP_CELL = 20;
 /** Other players' dots fade over this long. */
@@ -19,9 +19,7 @@ export const DOT_FADE_MS = 5 * 60 * 1000;
 /** The faintest a dot gets. */
 export const DOT_MIN_OPACITY = 0.3;
 
-const TILE_SIZE = 32;
-const SPAWN_RADIUS = 2;
-const TILES_PER_PX = MINIMAP_RANGE / MINIMAP_SIZE;
+const TILES_PER_PX = MINIMAP_RANGE_TILES / MINIMAP_SIZE;
 
 /** Opacity of a dot last seen `ageMs` ago: full when fresh, 0.3 after 5 minutes and later. */
 export function dotOpacity(ageMs: number): number {
@@ -34,8 +32,8 @@ function drawTerrain(ctx: CanvasRenderingContext2D, centreX: number, centreY: nu
   const tilesPerCell = MINIMAP_CELL * TILES_PER_PX;
   for (let row = 0; row < MINIMAP_SIZE / MINIMAP_CELL; row++) {
     for (let col = 0; col < MINIMAP_SIZE / MINIMAP_CELL; col++) {
-      const x0 = centreX - MINIMAP_RANGE / 2 + col * tilesPerCell;
-      const y0 = centreY - MINIMAP_RANGE / 2 + row * tilesPerCell;
+      const x0 = centreX - MINIMAP_RANGE_TILES / 2 + col * tilesPerCell;
+      const y0 = centreY - MINIMAP_RANGE_TILES / 2 + row * tilesPerCell;
       const spawn = x0 <= SPAWN_RADIUS && x0 + tilesPerCell > -SPAWN_RADIUS && y0 <= SPAWN_RADIUS && y0 + tilesPerCell > -SPAWN_RADIUS;
       const biome = biomeCodeAt(Math.floor(x0 + tilesPerCell / 2), Math.floor(y0 + tilesPerCell / 2), WORLD_SEED);
       ctx.fillStyle = spawn ? BIOME_COLORS[BIOME.spawn]! : BIOME_COLORS[biome]!;
@@ -119,7 +117,7 @@ export function Minimap() {
           <span className="legend-dot legend-dot--claim" /> Claims
         </li>
       </ul>
-      <p className="minimap-range">Range: 100 blocks</p>
+      <p className="minimap-range">{`Range: ${MINIMAP_RANGE_TILES} blocks`}</p>
     </section>
   );
 }

@@ -1,4 +1,5 @@
 import { useAtom, useAtomValue } from 'jotai';
+import { VOICE_RANGE_TILES } from '../../components/sounds.js';
 import { touchLayoutAtom } from '../state/ui-atoms.js';
 import { SoundControls } from './sound-controls.js';
 import { audioEnabledAtom, recordingAtom, voiceOnlineAtom } from '../state/social-atoms.js';
@@ -71,7 +72,7 @@ export function VoicePanel({ walletAddress, playerName }: SocialPanelProps) {
     <section className="pixel-panel side-panel voice-panel" aria-label="Voice chat" data-wallet={walletAddress} data-player={playerName}>
       <header className="side-panel-header">
         <h2 className="side-panel-title">VOICE CHAT</h2>
-        <p className="voice-range">Range: 500 blocks</p>
+        <p className="voice-range">{`Range: ${VOICE_RANGE_TILES} blocks`}</p>
       </header>
       <HoldToTalk sender={{ playerId: walletAddress, playerName }} />
       <div className="button-row">

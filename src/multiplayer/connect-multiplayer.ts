@@ -5,7 +5,6 @@
  */
 import { countPlayersNear } from '../../components/proximity.js';
 import { readLocalPlayer } from '../../components/players.js';
-import { isWaterTile } from '../../components/terrain.js';
 import { blockAt } from '../../components/tiles.js';
 import { getClientConfig, getSupabase } from '../../net/client.js';
 import { MINIMAP_REFRESH_MS } from '../../net/constants.js';
@@ -56,10 +55,7 @@ export async function connectMultiplayer(game: MountedGame, identity: Identity):
     playerName: identity.playerName,
     queues: game.queues,
     readLocal: () => ({ ...local(), id: identity.playerId, name: identity.playerName() }),
-    world: {
-      hasBlock: (x, y) => blockAt(world.tiles, x, y) !== null,
-      isWater: (x, y) => isWaterTile(x, y, world.seed),
-    },
+    world: { hasBlock: (x, y) => blockAt(world.tiles, x, y) !== null },
     view: game.viewSize,
     inCombat: () => world.local !== 0 && !world.combat.safe[world.local] && countPlayersNear(world, world.local) > 0,
     listener: () => {

@@ -1,8 +1,11 @@
 /**
  * A player figure, 24x32 px at scale 1, drawn from its appearance in 2 px texels: hair style,
  * shirt style, pants and shoes, a walking bob and alternating feet, a sword swing, and the
- * defeated pose (lying down, greyed, crossed-out eyes).
+ * defeated pose (lying down, greyed, crossed-out eyes). The one drawing of a character: the
+ * game draws players with it, and the customise panel's preview (drawPreview) too.
  */
+import type { Appearance } from '../../components/appearance-types.js';
+import { createLook, writeLook, type Look } from '../../components/appearance.js';
 import { PLAYER_HEIGHT, PLAYER_WIDTH } from '../../components/constants.js';
 import { shade } from './paint.js';
 import type { Ctx2D } from './surface.js';
@@ -23,6 +26,11 @@ export interface Figure {
   swing: number;
   defeated: boolean;
 }
+
+/** Width in pixels of the preview canvas: the figure's box. */
+export const PREVIEW_WIDTH = PLAYER_WIDTH;
+/** Height in pixels of the preview canvas: the figure's box, curly hair above it and the shadow below. */
+export const PREVIEW_HEIGHT = PLAYER_HEIGHT + 4;
 
 const HAIR = { short: 0, long: 1, curly: 2, bald: 3 } as const;
 const SHIRT = { casual: 0, tank: 1, hoodie: 2, formal: 3 } as const;
@@ -171,4 +179,28 @@ export function drawFigure(ctx: Ctx2D, f: Figure, cx: number, cy: number, scale:
   drawHair(ctx, f);
   if (f.swing >= 0 && !f.defeated) drawSword(ctx, f.swing);
   ctx.restore();
+}
+
+/** Copies the look stored at `eid` (colours and styles) into `f`; returns `f`. */
+export function loadLook(f: Figure, look: Look, eid: number): Figure {
+  f.skin = look.skin[eid]!;
+  f.hair = look.hair[eid]!;
+  f.hairStyle = look.hairStyle[eid]!;
+  f.shirt = look.shirt[eid]!;
+  f.shirtStyle = look.shirtStyle[eid]!;
+  f.pants = look.pants[eid]!;
+  f.shoes = look.shoes[eid]!;
+  return f;
+}
+
+/**
+ * Draws `appearance` on a PREVIEW_WIDTH x PREVIEW_HEIGHT canvas as the game draws a player
+ * standing still, facing right: stored into a look as the game stores it, then drawn by drawFigure.
+ */
+export function drawPreview(ctx: Ctx2D, appearance: Appearance): void {
+  const look = createLook(1);
+  writeLook(look, 0, appearance);
+  const standing: Figure = { skin: 0, hair: 0, hairStyle: 0, shirt: 0, shirtStyle: 0, pants: 0, shoes: 0, facing: 1, step: 0, swing: -1, defeated: false };
+  ctx.clearRect(0, 0, PREVIEW_WIDTH, PREVIEW_HEIGHT);
+  drawFigure(ctx, loadLook(standing, look, 0), PREVIEW_WIDTH / 2, PREVIEW_HEIGHT / 2, 1);
 }

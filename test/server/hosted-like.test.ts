@@ -181,7 +181,7 @@ test('a chat message reaches a subscribed player over Realtime', async () => {
 test('anon reads get empty lists and anon writes are refused', async () => {
   const anon = createTestClient(server);
   for (const table of ['game_players', 'game_blocks', 'game_chat_messages', 'game_voice_messages', 'game_combat_logs', 'game_player_stats', 'game_claims', 'game_claim_members']) {
-    // Voice clips are read one at a time (README, TS106).
+    // Voice clips are read one at a time (docs/rest-bounds.md, TS106).
     const { data, error } = await anon.from(table).select('*').limit(table === 'game_voice_messages' ? 1 : 1000);
     assert.is(error, null, `${table}: ${JSON.stringify(error)}`);
     assert.equal(data, [], table);

@@ -95,6 +95,9 @@ test('removing where no local block exists asks the server', async ({ ann, bob }
 });
 
 test('a block on water needs a block beside it that leads to land', async ({ ann }) => {
+  // The engine refuses it before sending (test/unit/systems/apply-builds.test.ts); sent anyway,
+  // within reach, the server refuses it and the player is told in the same words.
+  await walk(ann, SHORE.x * 32, SHORE.y * 32 + 16);
   ann.queues.outbox.push({ kind: 'placeBlock', x: SHORE.x + 4, y: SHORE.y, blockType: 'wood', inventory: true });
   await waitFor(() => ann.notices.length > 0, { message: 'a notice' });
   assert.equal(ann.notices, ['Block Not Placed: Blocks on water need a neighbouring block that leads to land.']);

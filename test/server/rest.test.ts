@@ -89,7 +89,7 @@ test("send voice stores the clip at the sender's tile", async () => {
     .from('game_voice_messages')
     .insert({ player_id: alice.address, player_name: 'Alice', audio_data: audio, x: 3, y: -7 });
   assert.is(error, null);
-  // A read of audio returns one clip at a time (README, TS106).
+  // A read of audio returns one clip at a time (docs/rest-bounds.md, TS106).
   const { data } = await bob.client.from('game_voice_messages').select('audio_data, x, y').limit(1).single();
   assert.equal(data, { audio_data: audio, x: 0, y: 0 }, 'the server sets x and y from the presence row');
 });
@@ -113,7 +113,7 @@ test('presence upsert on player_id, load players, leave', async () => {
   const first = await alice.client.from('game_players').upsert(presence(alice, 'Alice', 10), { onConflict: 'player_id' }).select();
   assert.is(first.error, null);
   assert.is(first.status, 201);
-  // Moving 89 px needs the movement budget (225 px/s, README "Movement") to cover it: 0.5 s does.
+  // Moving 89 px needs the movement budget (225 px/s, docs/rules.md "Movement") to cover it: 0.5 s does.
   await sleep(500);
   const second = await alice.client.from('game_players').upsert(presence(alice, 'Alice', 99), { onConflict: 'player_id' }).select();
   assert.is(second.error, null);

@@ -7,9 +7,7 @@
 import { DEFAULT_APPEARANCE } from '../../components/appearance-types.js';
 import { STEP_MS } from '../../components/constants.js';
 import type { NetEvent, NetQueues } from '../../components/network.js';
-import { isWaterTile, WORLD_SEED } from '../../components/terrain.js';
 import { startSession, type Session } from '../../net/session.js';
-import type { SupportWorld } from '../../net/support.js';
 import { spendSteps } from '../../systems/loop.js';
 import type { TestPlayer, TestServer } from './harness.js';
 
@@ -41,8 +39,6 @@ export interface HeadlessPlayer {
 export interface HeadlessOptions {
   name: string;
   pose: HeadlessPose;
-  /** Terrain for the support rule; no water unless given. */
-  isWater?: SupportWorld['isWater'];
   /** Sees every engine event as it arrives. */
   onEvent?(event: NetEvent): void;
   /** Told when the live connection comes up or drops (after a drop it resyncs by itself). */
@@ -81,7 +77,6 @@ export async function startHeadlessPlayer(server: TestServer, player: TestPlayer
     }
     return 0;
   };
-  const isWater = options.isWater ?? ((x: number, y: number) => isWaterTile(x, y, WORLD_SEED));
   self.session = await startSession({
     db: player.client,
     url: server.url,
@@ -93,7 +88,7 @@ export async function startHeadlessPlayer(server: TestServer, player: TestPlayer
       id: player.address, name: options.name, ...self.pose, health: 100, maxHealth: 100, level: 1,
       appearance: { ...DEFAULT_APPEARANCE }, isSwinging: false,
     }),
-    world: { hasBlock: (x, y) => self.tiles.has(`${x},${y}`), isWater },
+    world: { hasBlock: (x, y) => self.tiles.has(`${x},${y}`) },
     inCombat: () => false,
     listener: () => ({ id: player.address, x: self.pose.x, y: self.pose.y, audioEnabled: true, voiceOnline: true }),
     playVoice: () => {},

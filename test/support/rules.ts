@@ -30,7 +30,7 @@ export const nameOf = (p: TestPlayer) => `P${p.address.slice(0, 8)}`;
 export function createRules(reader: TestPlayer) {
   const positions = new Map<string, { x: number; y: number }>();
 
-  /** Every row of `table` in key order. Voice clips come one per request: the server serves their audio no faster (README, TS106). */
+  /** Every row of `table` in key order. Voice clips come one per request: the server serves their audio no faster (docs/rest-bounds.md, TS106). */
   async function snapshot(table: string): Promise<unknown[]> {
     const pageSize = table === 'game_voice_messages' ? 1 : 10_000;
     const rows: unknown[] = [];

@@ -1,7 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { spawnLocalPlayer } from '../../../components/players.js';
-import { blockFamily, FOOTSTEP_STEPS, proximityVolume } from '../../../components/sounds.js';
+import { blockFamily, FOOTSTEP_STEPS, proximityVolume, volumeAtOffset } from '../../../components/sounds.js';
 import { createGameWorld } from '../../../components/world.js';
 import { KEY } from '../../../components/input.js';
 import { step } from '../../../systems/pipeline.js';
@@ -12,6 +12,13 @@ test('the proximity law is max(0.1, 1 - d/500) in tiles', () => {
   assert.is(proximityVolume(0), 1);
   assert.is(proximityVolume(250), 0.5);
   assert.is(proximityVolume(480), 0.1);
+});
+
+test('effects and voice clips are heard by one law: 500 tiles at most, the proximity volume within', () => {
+  assert.is(volumeAtOffset(0, 0), 1);
+  assert.is(volumeAtOffset(0, -100), 0.8);
+  assert.is(volumeAtOffset(300, 400), 0.1);
+  assert.is(volumeAtOffset(301, 400), null);
 });
 
 test('block families', () => {

@@ -134,4 +134,9 @@ test('refusals are told in words', () => {
   assert.is(describeRefusal({ code: '23514', message: 'violates check constraint "game_blocks_outside_spawn"' }, 'block'), 'Cannot build in spawn area - protected zone!');
 });
 
+test('the server\'s support refusal is told in the words of the engine\'s', () => {
+  const server = { code: '23514', message: 'blocks on water need a neighbouring block that leads to land' };
+  assert.is(describeRefusal(server, 'block'), 'Blocks on water need a neighbouring block that leads to land.');
+});
+
 test.run();

@@ -2,13 +2,14 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Toast } from '../../../components/hud.js';
 import { spawnLocalPlayer } from '../../../components/players.js';
+import { isWaterTile, WORLD_SEED } from '../../../components/terrain.js';
 import { blockAt } from '../../../components/tiles.js';
 import { createGameWorld } from '../../../components/world.js';
 import { step } from '../../../systems/pipeline.js';
 
-function setup() {
+function setup(seed?: number) {
   const toasts: Toast[] = [];
-  const w = createGameWorld({ hud: { set() {}, toast: (t) => toasts.push(t) } });
+  const w = createGameWorld({ seed, hud: { set() {}, toast: (t) => toasts.push(t) } });
   spawnLocalPlayer(w, { id: 'me', name: 'Me' });
   return { w, toasts };
 }
@@ -109,6 +110,71 @@ test('a refused placement returns the block; a refused removal takes it back', (
   step(w);
   assert.is(qty(w, 2), 16);
   assert.is(blockAt(w.tiles, 8, 9), 'brick');
+});
+
+/** A shore of the game's world: land at tile (-31, -32), water from -30 eastward. */
+const SHORE = { x: -31, y: -32 };
+const UNSUPPORTED = { title: 'Block Not Placed', description: 'Blocks on water need a neighbouring block that leads to land.', variant: 'destructive' };
+
+test('a block on water without a neighbouring block is refused before it is placed: nothing shown, nothing sent', () => {
+  const { w, toasts } = setup(WORLD_SEED);
+  assert.equal([SHORE.x, SHORE.x + 1, SHORE.x + 2].map((x) => isWaterTile(x, SHORE.y, w.seed)), [false, true, true]);
+  w.input.clicks.push({ action: 'place', tileX: SHORE.x + 2, tileY: SHORE.y });
+  step(w);
+  assert.is(blockAt(w.tiles, SHORE.x + 2, SHORE.y), null);
+  assert.is(qty(w, 0), 64);
+  assert.equal(w.queues.outbox, []);
+  assert.equal(w.sounds, []);
+  assert.equal(toasts, [UNSUPPORTED]);
+  w.input.edits.push('undo');
+  step(w);
+  assert.equal(w.queues.outbox, [], 'a refused placement is not remembered for undo');
+});
+
+test('a bridge grows from the shore one supported block at a time', () => {
+  const { w, toasts } = setup(WORLD_SEED);
+  for (const dx of [0, 1, 2]) w.input.clicks.push({ action: 'place', tileX: SHORE.x + dx, tileY: SHORE.y });
+  step(w);
+  assert.equal([0, 1, 2].map((dx) => blockAt(w.tiles, SHORE.x + dx, SHORE.y)), ['stone', 'stone', 'stone']);
+  assert.is(qty(w, 0), 61);
+  assert.equal(w.queues.outbox.map((edit) => edit.kind === 'placeBlock' && edit.x - SHORE.x), [0, 1, 2]);
+  assert.equal(toasts, []);
+});
+
+test('redoing a placement whose support has gone is refused like a click', () => {
+  const { w, toasts } = setup(WORLD_SEED);
+  w.input.clicks.push({ action: 'place', tileX: SHORE.x, tileY: SHORE.y }, { action: 'place', tileX: SHORE.x + 1, tileY: SHORE.y });
+  step(w);
+  w.input.edits.push('undo');
+  step(w);
+  w.queues.inbox.push({ kind: 'blockCleared', x: SHORE.x, y: SHORE.y, live: true }); // someone removed the shore block
+  w.input.edits.push('redo');
+  step(w);
+  assert.is(blockAt(w.tiles, SHORE.x + 1, SHORE.y), null);
+  assert.is(w.queues.outbox.length, 3, 'two placements and the undo, no redo');
+  assert.equal(toasts, [UNSUPPORTED]);
+});
+
+test('restored blocks on water go back land outwards; one left without support is refused and not sent', () => {
+  const { w, toasts } = setup(WORLD_SEED);
+  w.queues.inbox.push({ kind: 'blockSet', x: SHORE.x, y: SHORE.y, blockType: 'wood', owner: 'me' });
+  w.queues.inbox.push({
+    kind: 'restorable',
+    blocks: [
+      { x: SHORE.x + 2, y: SHORE.y, blockType: 'glass' },
+      { x: SHORE.x + 1, y: SHORE.y, blockType: 'wood' },
+      { x: SHORE.x + 5, y: SHORE.y, blockType: 'gold' },
+    ],
+  });
+  step(w);
+  w.commands.push({ kind: 'restoreBlocks' });
+  step(w);
+  assert.equal(w.queues.outbox, [
+    { kind: 'placeBlock', x: SHORE.x + 1, y: SHORE.y, blockType: 'wood', inventory: false },
+    { kind: 'placeBlock', x: SHORE.x + 2, y: SHORE.y, blockType: 'glass', inventory: false },
+  ]);
+  assert.is(blockAt(w.tiles, SHORE.x + 5, SHORE.y), null);
+  assert.equal(toasts, [UNSUPPORTED]);
 });
 
 test.run();

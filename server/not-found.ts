@@ -1,5 +1,6 @@
 import type { IncomingMessage } from 'node:http';
-import { invalidPathError } from '../rest/errors.js';
+import { authNotFoundBody } from './auth/errors.js';
+import { invalidPathError } from './rest/errors.js';
 
 /** The services under the API prefixes, each answering an unknown path in its own shape. */
 export const API_SERVICES = ['rest', 'auth', 'realtime', 'storage', 'functions'] as const;
@@ -15,8 +16,7 @@ export function apiServiceOf(pathname: string): ApiService | null {
 
 /**
  * The 404 body each hosted service sends for a path it does not serve:
- * PostgREST's PGRST125; GoTrue's error (`{code, message}` from API version 2024-01-01, which
- * supabase-js sends in `X-Supabase-Api-Version`, else `{code, error_code, msg}`); Realtime's
+ * PostgREST's PGRST125; GoTrue's error ({@link authNotFoundBody}); Realtime's
  * `{message}`; the Storage API's (Fastify) `{statusCode, error, message}`; the Edge Functions
  * relay's `{code, message}`.
  */
@@ -25,9 +25,7 @@ export function notFoundBody(service: ApiService, req: IncomingMessage, pathname
     case 'rest':
       return invalidPathError().body();
     case 'auth':
-      return req.headers['x-supabase-api-version'] === '2024-01-01'
-        ? { code: 'not_found', message: 'Not found' }
-        : { code: 404, error_code: 'not_found', msg: 'Not found' };
+      return authNotFoundBody(req);
     case 'realtime':
       return { message: 'Not Found' };
     case 'storage':

@@ -1,7 +1,7 @@
 /** The client's placement check; removals are the server's (test/server/support.test.ts). */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { canPlaceWithSupport, type SupportWorld } from '../../../net/support.js';
+import { canPlaceWithSupport, type SupportWorld } from '../../../components/support.js';
 
 /** A world whose water is every tile with x >= 0, with the given blocks. */
 function world(blocks: Array<[number, number]>): SupportWorld {

@@ -5,7 +5,8 @@
  * isWaterTile in components/terrain.ts) is supported only when a chain of blocks, each touching
  * the next edge to edge, links it to a block on land. So a bridge or a raft can grow out from the
  * shore one block at a time, and when a removal cuts a chain, the server removes the blocks left
- * floating in the same transaction. The client mirrors only the placement half, for instant feedback.
+ * floating in the same transaction. The engine checks the placement half before it places a block
+ * (systems/apply-builds.ts), so an unsupported block is neither shown nor sent.
  */
 
 /** Reads the world: whether a tile holds a block, and whether a tile's terrain is water. */
@@ -13,6 +14,9 @@ export interface SupportWorld {
   hasBlock(x: number, y: number): boolean;
   isWater(x: number, y: number): boolean;
 }
+
+/** What the player is told when a placement is refused for want of support (by the engine or the server). */
+export const UNSUPPORTED_BLOCK = 'Blocks on water need a neighbouring block that leads to land.';
 
 const NEIGHBOURS: ReadonlyArray<readonly [number, number]> = [
   [1, 0],

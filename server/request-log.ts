@@ -1,0 +1,34 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { pathUnder } from './http/paths.js';
+import type { log } from './log.js';
+import { restDuration, signIns } from './metrics.js';
+import type { RestContext } from './rest/handler.js';
+
+/** Paths polled by monitors every second or so: logged at `debug` only. */
+const QUIET_PATHS = new Set(['/healthz', '/readyz', '/metrics']);
+
+/** The status class of a status code: `2xx` … `5xx`. */
+function statusClass(status: number): string {
+  return `${Math.floor(status / 100)}xx`;
+}
+
+/**
+ * Records a finished request: its log line, the REST histogram (by table, `other` for a name the
+ * catalogs do not hold) and the sign-in counter. `started` is the `performance.now()` of its start.
+ */
+export function recordRequest(req: IncomingMessage, res: ServerResponse, requestLog: typeof log, started: number, rest: Pick<RestContext, 'catalogs'>): void {
+  const seconds = (performance.now() - started) / 1000;
+  const url = new URL(req.url ?? '/', 'http://x');
+  const status = res.statusCode;
+  const line = { method: req.method, path: url.pathname, status, ms: Math.round(seconds * 1000) };
+  if (QUIET_PATHS.has(url.pathname)) requestLog.debug(line, 'request');
+  else requestLog.info(line, 'request');
+  const restPath = pathUnder(url.pathname, '/rest/v1');
+  if (restPath !== null) {
+    const name = restPath.split('/')[1] ?? '';
+    const known = name === 'rpc' || [...rest.catalogs.values()].some((catalog) => catalog.tables.has(name));
+    restDuration.observe({ method: req.method ?? 'GET', table: known ? name : 'other', status: statusClass(status) }, seconds);
+  } else if (url.pathname === '/auth/v1/token' && req.method === 'POST' && ['web3', 'password'].includes(url.searchParams.get('grant_type') ?? '')) {
+    signIns.inc({ result: status === 200 ? 'success' : status === 429 ? 'rate_limited' : 'refused' });
+  }
+}
