@@ -20,6 +20,7 @@ import { applySecurityHeaders, contentSecurityPolicy } from './http/security.js'
 import { log, requestId } from './log.js';
 import { observe } from './metrics.js';
 import { messagesSent, broadcastsShed } from './realtime/wire.js';
+import { TESSERA_CHANNEL_POLICY } from './game/channel-policy.js';
 import { attachRealtime } from './realtime/index.js';
 import { loadCatalogs } from './rest/catalog.js';
 import { watchSchema } from './rest/schema-watch.js';
@@ -279,6 +280,7 @@ async function serve(db: ServerDatabase, options: ServerOptions, migrationsDir: 
     verifyToken: (token) => keys.verify(token),
     anonKey: keys.anonKey,
     maxSocketsPerAddress: options.maxSocketsPerIp,
+    policy: TESSERA_CHANNEL_POLICY,
   });
   routes.realtime = (req, res, path) => realtime.handleHttp(req, res, path);
   revocations.onRevoked((sessionId) => realtime.endSession(sessionId));

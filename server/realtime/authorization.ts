@@ -17,8 +17,8 @@ export interface ReadVerdict {
   broadcast: boolean;
   /** The caller may receive the topic's presence state and changes. */
   presence: boolean;
-  /** The caller's wallet (public.wallet_address()), which its broadcasts are stamped with; null without one. */
-  wallet: string | null;
+  /** The caller as the application names senders (ChannelPolicy.senderSql); null when it names none. */
+  sender: string | null;
 }
 
 /** What the write policies on `realtime.messages` say about a caller's sends. */
@@ -27,8 +27,8 @@ export interface SendVerdict {
   writable: Set<string>;
   /** The topics (of those asked about for persistence) whose broadcasts the caller may store for replay. */
   persistable: Set<string>;
-  /** The caller's wallet (public.wallet_address()); null without one. */
-  wallet: string | null;
+  /** The caller as the application names senders (ChannelPolicy.senderSql); null when it names none. */
+  sender: string | null;
 }
 
 /** Carries a check's answer out of its transaction, which is then rolled back. */
@@ -53,14 +53,17 @@ async function rolledBack<T>(db: Database, claims: Claims, check: (tx: Queryable
 /** `value` as an SQL string literal. */
 const literal = (value: string) => pg.escapeLiteral(value);
 
+/** The select-list expression naming the sender: the application's SQL (see ChannelPolicy.senderSql), or a null. */
+const senderColumn = (senderSql: string | null) => `${senderSql ?? 'null::text'} as sender`;
+
 /**
  * Evaluates the SELECT policies of `realtime.messages` for `topic` (without the `realtime:`
  * prefix) under the caller's role and claims, as hosted Realtime Authorization does on join: a
  * broadcast and a presence row of the topic are written as the owner, then read back as the
- * caller with `realtime.topic` set; each row the caller sees grants reading that extension. One
- * transaction in one round trip, rolled back.
+ * caller with `realtime.topic` set; each row the caller sees grants reading that extension. The
+ * caller is named with `senderSql` in the same query. One transaction in one round trip, rolled back.
  */
-export async function authorizeRead(db: Database, claims: Claims, topic: string): Promise<ReadVerdict> {
+export async function authorizeRead(db: Database, claims: Claims, topic: string, senderSql: string | null): Promise<ReadVerdict> {
   const [broadcast, presence] = [literal(randomUUID()), literal(randomUUID())];
   const { rows } = await db.checkWithClaims<ReadVerdict>(
     claims,
@@ -70,7 +73,7 @@ export async function authorizeRead(db: Database, claims: Claims, topic: string)
      select set_config('role', ${literal(claims.role)}, true), set_config('realtime.topic', ${literal(topic)}, true);
      select exists (select from realtime.messages where id = ${broadcast}) as broadcast,
             exists (select from realtime.messages where id = ${presence}) as presence,
-            public.wallet_address() as wallet`,
+            ${senderColumn(senderSql)}`,
   );
   return rows[0]!;
 }
@@ -115,17 +118,23 @@ export async function authorizeWrite(db: Database, claims: Claims, topic: string
 }
 
 /**
- * The write verdict of a REST broadcast request: the caller's wallet, which of `topics`
+ * The write verdict of a REST broadcast request: the caller as `senderSql` names it, which of `topics`
  * (private broadcasts) the INSERT policies of `realtime.messages` let it write to, and which of
  * `persistTopics` (of those) it may store broadcasts of. One transaction for all topics, rolled back.
  */
-export function authorizeSends(db: Database, claims: Claims, topics: Iterable<string>, persistTopics: Iterable<string> = []): Promise<SendVerdict> {
+export function authorizeSends(
+  db: Database,
+  claims: Claims,
+  senderSql: string | null,
+  topics: Iterable<string>,
+  persistTopics: Iterable<string> = [],
+): Promise<SendVerdict> {
   return rolledBack(db, claims, async (tx) => {
-    const { rows } = await tx.query<{ wallet: string | null }>('select public.wallet_address() as wallet');
+    const { rows } = await tx.query<{ sender: string | null }>(`select ${senderColumn(senderSql)}`);
     const writable = new Set<string>();
     for (const topic of topics) if (await mayInsert(tx, topic, 'broadcast')) writable.add(topic);
     const persistable = new Set<string>();
     for (const topic of persistTopics) if (writable.has(topic) && (await mayInsert(tx, topic, 'persistence'))) persistable.add(topic);
-    return { writable, persistable, wallet: rows[0].wallet };
+    return { writable, persistable, sender: rows[0]!.sender };
   });
 }

@@ -5,8 +5,8 @@ import { BodyTooLargeError, readBodyBytes } from '../http/body.js';
 import { bearerToken, sendJson } from '../http/respond.js';
 import { isJsonObject } from '../http/json.js';
 import type { SendVerdict } from './authorization.js';
-import { REGION_PREFIX, stampedPayload } from './connection.js';
-import type { Hub } from './connection.js';
+import type { Hub } from './hub.js';
+import { publicRefusal } from './policy.js';
 import { deliverBroadcast } from './delivery.js';
 import {
   API_BATCH_TOO_LARGE,
@@ -17,8 +17,6 @@ import {
   MAX_NAME_BYTES,
   PAYLOAD_TOO_LARGE,
   PERSIST_PRIVATE_ONLY,
-  PRIVATE_ONLY,
-  REGION_PAYLOAD,
 } from './limits.js';
 import { fitsBytes, type Broadcast } from './protocol.js';
 
@@ -27,7 +25,7 @@ export interface BroadcastApiDeps {
   hub: Hub;
   anonKey: string;
   verifyToken(token: string): Promise<Claims>;
-  /** The caller's wallet, which private `topics` it may broadcast on and which of `persistTopics` it may store broadcasts of. */
+  /** The caller as the hub's policy names senders, which private `topics` it may broadcast on and which of `persistTopics` it may store broadcasts of. */
   authorizeSends(claims: Claims, topics: Iterable<string>, persistTopics: Iterable<string>): Promise<SendVerdict>;
   /** Takes one request from the network address's budget; false when it is spent. */
   takeAddressRequest(address: string): boolean;
@@ -199,32 +197,36 @@ async function readSingle(req: IncomingMessage, url: URL, topic: string, event: 
  * Delivers validated messages as socket broadcasts are delivered: public ones to the topic's
  * public members; private ones only on topics the write policies allow (the others are dropped
  * when `refuseUnwritable` is false, as hosted's batch does, or refused with 403, as its single
- * endpoint does). Region topics are private only and their payload `id` is the sender's wallet.
- * The messages are taken from the sender's budget together. A delivered message asking for
- * `persist` is then stored for replay when the `persistence` write policy allows it (otherwise
- * it is only delivered, as on hosted); the answer waits for the store, so a join right after
- * replays it.
+ * endpoint does). The hub's policy decides which topics may be public and stamps each message
+ * with its sender (refusing it with a 422 when it cannot). The messages are taken from the
+ * sender's budget together. A delivered message asking for `persist` is then stored for replay
+ * when the `persistence` write policy allows it (otherwise it is only delivered, as on hosted);
+ * the answer waits for the store, so a join right after replays it.
  */
 async function deliver(messages: ApiMessage[], claims: Claims, address: string, deps: BroadcastApiDeps, refuseUnwritable: boolean): Promise<void> {
   if (messages.length > MAX_API_MESSAGES_PER_REQUEST) throw message(429, API_BATCH_TOO_LARGE);
-  if (messages.some((m) => !m.private && m.topic.startsWith(REGION_PREFIX))) throw message(403, PRIVATE_ONLY);
+  const policy = deps.hub.policy;
+  for (const m of messages) {
+    const refusal = m.private ? null : publicRefusal(policy, m.topic);
+    if (refusal !== null) throw message(403, refusal);
+  }
   const privateTopics = new Set(messages.filter((m) => m.private).map((m) => m.topic));
   const persistTopics = new Set(messages.filter((m) => m.persist).map((m) => m.topic));
   const verdict: SendVerdict =
     privateTopics.size > 0 || claims.role !== 'anon'
       ? await deps.authorizeSends(claims, privateTopics, persistTopics)
-      : { writable: new Set(), persistable: new Set(), wallet: null };
+      : { writable: new Set(), persistable: new Set(), sender: null };
   if (refuseUnwritable && [...privateTopics].some((topic) => !verdict.writable.has(topic))) throw UNAUTHORIZED_WRITE;
-  const sender = verdict.wallet ?? (claims.sub ? `sub:${claims.sub}` : `address:${address}`);
+  const sender = verdict.sender ?? (claims.sub ? `sub:${claims.sub}` : `address:${address}`);
   const sent: { topic: string; item: Broadcast; private: boolean; persist: boolean }[] = [];
   for (const m of messages) {
     if (m.private && !verdict.writable.has(m.topic)) continue;
     const topic = `realtime:${m.topic}`;
-    const item = stampedPayload(topic, verdict.wallet, { event: m.event, payload: m.payload, binary: m.binary });
-    if (!item) throw message(422, REGION_PAYLOAD);
+    const item = policy.stamp(m.topic, verdict.sender, { event: m.event, payload: m.payload, binary: m.binary });
+    if (typeof item === 'string') throw message(422, item);
     sent.push({ topic, item, private: m.private, persist: m.persist && verdict.persistable.has(m.topic) });
   }
-  if (sent.length > 0 && !deps.hub.takeWalletMessage(sender, sent.length)) throw message(429, API_RATE_LIMITED);
+  if (sent.length > 0 && !deps.hub.takeSenderMessage(sender, sent.length)) throw message(429, API_RATE_LIMITED);
   for (const { topic, item, private: isPrivate } of sent) {
     deliverBroadcast(deps.hub.topics.get(topic), topic, isPrivate, item, `${topic}\0${sender}\0${item.event}`, null, deps.hub.batches);
   }

@@ -10,7 +10,7 @@ import type { Outbound } from './wire.js';
 
 /** One WebSocket client. `out` collects encoded change messages until the dispatcher flushes them into `outbound`. */
 export interface Conn {
-  /** Distinguishes the connection's broadcasts when its sender has no wallet. */
+  /** Distinguishes the connection's broadcasts when its sender is not named (see ChannelPolicy.senderSql). */
   id: number;
   vsn: Vsn;
   ws: WebSocket;
@@ -53,8 +53,8 @@ export interface Channel {
   private: boolean;
   /** What the channel may receive: everything on a public channel, what the read policies grant on a private one. */
   reads: Record<Extension, boolean>;
-  /** The wallet the read check found for the channel's claims (private channels only). */
-  wallet: string | null;
+  /** The sender the read check named for the channel's claims (private channels only; see ChannelPolicy.senderSql). */
+  sender: string | null;
   /** The last write verdict per extension; see {@link WriteVerdict}. */
   writes: Partial<Record<WriteExtension, WriteVerdict>>;
   presence: PresenceSlot;

@@ -1,5 +1,5 @@
 import { isBatchable, takesBatches, type BroadcastBatches } from './batches.js';
-import { audience, type Channel } from './channel.js';
+import { audience, type Channel, type Conn } from './channel.js';
 import type { PresenceDiff } from './presence.js';
 import { encodeBinaryBroadcast, encodeText, fitsBinaryBroadcast } from './protocol.js';
 import type { Broadcast, Vsn } from './protocol.js';
@@ -88,4 +88,9 @@ export function deliverReplay(channel: Channel, items: Broadcast[]): void {
     const message = { joinRef: channel.joinRef, ref: null, topic: channel.topic, event: 'broadcast', payload: textPayload(item) };
     conn.outbound.durable(Buffer.from(encodeText(conn.vsn, message)), false);
   }
+}
+
+/** Sends postgres_changes messages (each encoded once, see textFrame in wire.ts) to a connection, as durable messages. */
+export function writeFrames(conn: Conn, frames: Buffer[]): void {
+  for (const frame of frames) conn.outbound.durable(frame, false);
 }

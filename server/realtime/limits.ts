@@ -1,7 +1,7 @@
 /**
  * Every bound of the live layer, modelled on hosted Supabase Realtime's quotas (docs/protocols.md
  * §3 lists them with the replies a client gets). Hosted counts most of them per project; here
- * they hold per socket (and per wallet), so one client cannot spend the whole server.
+ * they hold per socket (and per named sender), so one client cannot spend the whole server.
  */
 
 import { MAX_FIELD_BYTES } from './protocol.js';
@@ -12,8 +12,8 @@ export const MAX_CHANNELS_PER_SOCKET = 100;
 export const MAX_JOINS_PER_SECOND = 20;
 /** Messages (broadcasts and other channel events) one socket may send per second (hosted: 100 per project). */
 export const MAX_MESSAGES_PER_SECOND = 100;
-/** Broadcasts one wallet may send per second across all its sockets. */
-export const MAX_WALLET_MESSAGES_PER_SECOND = 100;
+/** Broadcasts one named sender (a wallet in Tessera, see ChannelPolicy.senderSql) may send per second across all its sockets. */
+export const MAX_SENDER_MESSAGES_PER_SECOND = 100;
 /** Largest broadcast frame accepted, in bytes (hosted Free: 256 KB). */
 export const MAX_BROADCAST_BYTES = 64 * 1024;
 /** Largest frame of any kind; `ws` closes the socket with 1009 beyond it. */
@@ -130,8 +130,6 @@ export const TOO_MANY_MESSAGES = 'Too many messages per second';
 export const PAYLOAD_TOO_LARGE = 'Payload size exceeds tenant limit';
 /** Hosted's reply to a public join where only private channels are allowed. */
 export const PRIVATE_ONLY = 'PrivateOnly: This project only allows private channels';
-/** The reply to a region broadcast that is not a JSON object (binary, or another JSON value). */
-export const REGION_PAYLOAD = 'Region broadcasts must carry a JSON object payload';
 /** Hosted's system message when a channel's presence events pass {@link MAX_PRESENCE_EVENTS_PER_WINDOW}. */
 export const PRESENCE_RATE_LIMITED = 'Client presence rate limit exceeded';
 /** Hosted's system message when a tracked presence is larger than {@link MAX_PRESENCE_BYTES}. */
@@ -208,7 +206,7 @@ export class TokenBucket {
 }
 
 /**
- * One {@link TokenBucket} per key (a wallet, a network address), made on first use. Buckets
+ * One {@link TokenBucket} per key (a named sender, a network address), made on first use. Buckets
  * that are full again say nothing a new one would not, so {@link forgetFull} drops them: the map
  * holds only keys that spent something in the last second.
  */

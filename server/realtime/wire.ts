@@ -1,6 +1,5 @@
 import type { Duplex } from 'node:stream';
 import type { WebSocket } from 'ws';
-import type { Conn } from './channel.js';
 import { errorMessage, guarded } from './guard.js';
 import { log } from '../log.js';
 import {
@@ -308,9 +307,4 @@ export class Outbound {
 /** The bytes of a message's text, encoded once and shared by every socket it is sent to. */
 export function textFrame(text: string): Buffer {
   return Buffer.from(text);
-}
-
-/** Sends postgres_changes messages (see {@link textFrame}) to a connection, as durable messages. */
-export function writeFrames(conn: Conn, frames: Buffer[]): void {
-  for (const frame of frames) conn.outbound.durable(frame, false);
 }

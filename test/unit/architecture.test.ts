@@ -11,20 +11,6 @@ import {
   type ImportEdge,
 } from '../support/architecture.js';
 
-/**
- * Offences known today whose fixes are under way in other changes: the split of the Realtime
- * connection (server/realtime) and the long functions of net/. This list is emptied when those
- * splits land; the test fails both on an offence missing from it and on an entry that no longer
- * occurs, so it cannot outlive them.
- */
-const PENDING_ELSEWHERE: readonly string[] = [
-  'cycle: server/realtime/channel.ts -> server/realtime/wire.ts -> server/realtime/channel.ts',
-  'long: server/realtime/connection.ts serveConnection',
-  'long: server/realtime/connection.ts join',
-  'long: server/realtime/dispatch.ts createDispatcher',
-  'long: server/realtime/index.ts attachRealtime',
-];
-
 /** The folders whose modules are checked (with every repository module they import). */
 const CHECKED_FOLDERS = ['components', 'systems', 'net', 'src', 'server', 'bench', 'test/support'];
 
@@ -47,9 +33,8 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   'test/support': ['test/support', 'src', 'systems', 'net', 'components', 'server'],
 };
 
-/** An offence found, with its stable key (as listed in {@link PENDING_ELSEWHERE}) and where it is. */
+/** An offence found: where it is, and what it is. */
 interface Offence {
-  key: string;
   where: string;
 }
 
@@ -69,34 +54,30 @@ function layerOffences(edges: readonly ImportEdge[]): Offence[] {
     if (!allowed || allowed.includes(layerOf(edge.to))) continue;
     if (layerOf(edge.from) === 'server' && serverMayImport(edge)) continue;
     const values = edge.typeOnly ? 'types' : edge.values.join(', ');
-    offences.push({ key: `layer: ${edge.from} imports ${edge.to}`, where: `${edge.from}:${edge.line} imports ${edge.to} (${values})` });
+    offences.push({ where: `${edge.from}:${edge.line} imports ${edge.to} (${values})` });
   }
   return offences;
 }
 
 /** Every import cycle, as a path from its first module back to itself. */
 function cycleOffences(edges: readonly ImportEdge[]): Offence[] {
-  return findCycles(edges).map((cycle) => ({ key: `cycle: ${cycle}`, where: cycle }));
+  return findCycles(edges).map((cycle) => ({ where: cycle }));
 }
 
 /** Every function in server/ and net/ over the limit without a reason. */
 function lengthOffences(): Offence[] {
   return sourceFiles(['server', 'net']).flatMap((file) =>
     longFunctions(parseModule(file), MAX_FUNCTION_LINES).map((found) => ({
-      key: `long: ${found.file} ${found.name}`,
       where: `${found.file}:${found.line} ${found.name} is ${found.lines} lines`,
     })),
   );
 }
 
-/** Fails listing each offence not pending elsewhere, and each pending entry of this kind that no longer occurs. */
-function assertOnlyPending(kind: string, offences: readonly Offence[]): void {
-  const pending = PENDING_ELSEWHERE.filter((key) => key.startsWith(`${kind}: `));
-  const unexpected = offences.filter((offence) => !pending.includes(offence.key)).map((offence) => offence.where);
-  const gone = pending.filter((key) => !offences.some((offence) => offence.key === key));
-  const shown = unexpected.slice(0, 20).join('\n') + (unexpected.length > 20 ? `\n... and ${unexpected.length - 20} more` : '');
-  assert.ok(unexpected.length === 0, `${unexpected.length} offences:\n${shown}`);
-  assert.ok(gone.length === 0, `no longer occur, remove from PENDING_ELSEWHERE:\n${gone.join('\n')}`);
+/** Fails listing every offence found (the first 20, and how many more). */
+function assertNone(offences: readonly Offence[]): void {
+  const more = offences.length > 20 ? `\n... and ${offences.length - 20} more` : '';
+  const shown = offences.slice(0, 20).map((offence) => offence.where).join('\n') + more;
+  assert.ok(offences.length === 0, `${offences.length} offences:\n${shown}`);
 }
 
 const edges = importGraph(CHECKED_FOLDERS);
@@ -109,15 +90,15 @@ test('the import graph is read from the sources: the engine pipeline imports its
 });
 
 test('no module imports itself through others, type-only imports included', () => {
-  assertOnlyPending('cycle', cycleOffences(edges));
+  assertNone(cycleOffences(edges));
 });
 
 test('layers point one way: components <- systems, net <- src; the server takes only pure constants and types from components; nothing in the product imports test/ or bench/, and fixtures come from test/support', () => {
-  assertOnlyPending('layer', layerOffences(edges));
+  assertNone(layerOffences(edges));
 });
 
 test(`no function in server/ or net/ is over ${MAX_FUNCTION_LINES} lines without a reason beside it`, () => {
-  assertOnlyPending('long', lengthOffences());
+  assertNone(lengthOffences());
 });
 
 test('a cycle is reported once, from its first module round to it, shortest first; an acyclic graph has none', () => {
