@@ -20,7 +20,7 @@
 import { loadKeys } from '../server/auth/keys.js';
 import { signInPlayer, startTestServer, makeDataDir, removeDataDir, type TestServer } from '../test/support/harness.js';
 import { enterAtSpawn, nameOf, tilesInViewOfSpawn } from '../test/support/rules.js';
-import { waitFor } from '../test/support/wait.js';
+import { sleep, waitFor } from '../test/support/wait.js';
 import { QUICK, median, percentile, printHeader, round, spread } from './stats.js';
 
 const RUNS = QUICK ? 2 : 3;
@@ -35,8 +35,6 @@ const READ_EVERY_MS = 100;
 const VOICE_CLIPS = 30;
 const CYCLES = QUICK ? 4 : 20;
 const KILL_WRITERS = 8;
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** A block insert by raw fetch; resolves to the HTTP status (0 when the server is gone). */
 async function postBlock(url: string, anonKey: string, token: string, row: Record<string, unknown>): Promise<number> {

@@ -8,6 +8,7 @@
  */
 import { once } from 'node:events';
 import { signInPlayer } from '../test/support/harness.js';
+import { sleep } from '../test/support/wait.js';
 
 const [url, anonKey, seconds] = process.argv.slice(2);
 const bystander = await signInPlayer({ url: url!, anonKey: anonKey! });
@@ -20,7 +21,7 @@ while (performance.now() < until) {
   const { error } = await bystander.client.from('game_blocks').select('x, y, block_type').gte('x', -12).lte('x', 12).gte('y', -9).lte('y', 9);
   if (error) throw new Error(`bystander read failed: ${error.message}`);
   rest.push(performance.now() - started);
-  await new Promise((resolve) => setTimeout(resolve, 100));
+  await sleep(100);
 }
 console.log(JSON.stringify(rest));
 process.exit(0);

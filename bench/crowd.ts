@@ -25,7 +25,7 @@ import { startHeadlessPlayer, type HeadlessPlayer } from '../test/support/headle
 import { cpuSeconds, pssMb, serverPids } from './processes.js';
 import { seedPresence } from './seed.js';
 import { percentile, pick, printHeader, round } from './stats.js';
-import { waitFor } from '../test/support/wait.js';
+import { sleep, waitFor } from '../test/support/wait.js';
 
 const argument = (name: string, fallback: number) => {
   const at = process.argv.indexOf(name);
@@ -54,8 +54,6 @@ const ARRIVALS_PER_SECOND = 50;
 const SPREAD_GAP_PX = 3 * 1024;
 
 const print = (row: Record<string, unknown>) => console.log(JSON.stringify(row));
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
 /** Pins `pid` and all its threads to `cores` (a taskset list); false where taskset is missing. */
 function pin(pid: number, cores: string): boolean {
   try {

@@ -37,7 +37,7 @@ import WebSocket from 'ws';
 import { signInPlayer, type TestPlayer } from '../test/support/harness.js';
 import { enterAtSpawn, nameOf, tilesInViewOfSpawn } from '../test/support/rules.js';
 import { makeDataDir, removeDataDir, startServer, type TestServer as Server } from '../test/support/server.js';
-import { waitFor } from '../test/support/wait.js';
+import { sleep, waitFor } from '../test/support/wait.js';
 import { startDatabase } from '../server/db/index.js';
 import { QUICK, median, percentile, pick, printHeader, round } from './stats.js';
 
@@ -344,7 +344,7 @@ function patternsFlood(server: Server, poster: TestPlayer) {
     for (let i = 0; i < 2; i++) {
       const { error } = await poster.client.from('game_voice_messages').insert({ player_id: poster.address, player_name: nameOf(poster), audio_data: clip, x: 0, y: 0 });
       if (!error) posted++;
-      await new Promise((resolve) => setTimeout(resolve, 250));
+      await sleep(250);
     }
     console.error(`patterns: ${errors.length} of 20 pattern joins refused (${errors[0]?.split('; ')[0]}), ${posted} clips of 1 MB posted`);
     return () => sockets.forEach((s) => s.ws.close());

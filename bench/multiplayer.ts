@@ -17,6 +17,7 @@ import { createTestWallet, makeDataDir, removeDataDir, signInPlayer, startTestSe
 import { startHeadlessPlayer, type HeadlessPlayer } from '../test/support/headless-player.js';
 import { seedPresence } from './seed.js';
 import { median, percentile, pick, printHeader, round, spread } from './stats.js';
+import { sleep } from '../test/support/wait.js';
 
 const PLACEMENTS = pick(25, 8);
 const POSE_RUNS = pick(3, 2);
@@ -26,8 +27,6 @@ const GROUP_SIZE = 10;
 const INTEREST_SECONDS = pick(6, 3);
 
 const print = (row: Record<string, unknown>) => console.log(JSON.stringify(row));
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Two browsers in the world; the first places blocks, the second times when each appears. */
 async function placementLatency(server: TestServer): Promise<void> {

@@ -12,6 +12,7 @@ import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { connectAsOperator, makeDataDir, removeDataDir, startServer } from '../test/support/server.js';
+import { sleep } from '../test/support/wait.js';
 import { median, pick, printHeader, round } from './stats.js';
 
 const run = promisify(execFile);
@@ -29,7 +30,7 @@ function cpuSeconds(pid: number): number {
 async function windowCpu(pid: number, seconds: number, each?: () => Promise<unknown>): Promise<number> {
   const start = cpuSeconds(pid);
   for (let i = 0; i < seconds; i++) {
-    const tick = new Promise((resolve) => setTimeout(resolve, 1000));
+    const tick = sleep(1000);
     await each?.();
     await tick;
   }

@@ -25,7 +25,7 @@ import { loadKeys, type TokenKeys } from '../server/auth/keys.js';
 import { signInPlayer } from '../test/support/harness.js';
 import { enterAtSpawn, nameOf, tilesInViewOfSpawn } from '../test/support/rules.js';
 import { makeDataDir, removeDataDir, startServer, type TestServer as Server } from '../test/support/server.js';
-import { waitFor } from '../test/support/wait.js';
+import { sleep, waitFor } from '../test/support/wait.js';
 import { cpuSeconds, pssMb, serverPids } from './processes.js';
 import { QUICK, percentile, printHeader, round, spread } from './stats.js';
 
@@ -40,8 +40,6 @@ const SUBSCRIBERS = 100;
 /** Service-role clients inserting batches at once in the fan-out case. */
 const WRITERS = 4;
 const TABLE_BINDING = { event: 'INSERT', schema: 'public', table: 'game_blocks' };
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 function userToken(keys: TokenKeys, role = 'authenticated'): Promise<string> {
   const now = Math.floor(Date.now() / 1000);

@@ -27,7 +27,7 @@ import { CHROMIUM_ARGS } from '../test/support/browser.js';
 import { createTestWallet as createPageWallet, installTestWallet } from '../test/support/browser-wallet.js';
 import { makeDataDir, removeDataDir, signInPlayer, startTestServer, type ClientWiring, type TestServer } from '../test/support/harness.js';
 import { startHeadlessPlayer } from '../test/support/headless-player.js';
-import { waitFor } from '../test/support/wait.js';
+import { sleep, waitFor } from '../test/support/wait.js';
 import { cpuSeconds, serverPids } from './processes.js';
 import { median, pick, printHeader, QUICK, round } from './stats.js';
 
@@ -41,8 +41,6 @@ const ENTER_RUNS = pick(5, 3);
 const WALK_SECONDS = pick(30, 10);
 const CHANGES = pick(200, 60);
 const print = (row: Record<string, unknown>) => console.log(JSON.stringify(row));
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
 /** 100 builders' wallets (44 characters, as real ones), so rows weigh what real rows weigh. */
 const OWNERS = Array.from({ length: 100 }, (_, i) => `Builder${String(i).padStart(3, '0')}${'x'.repeat(34)}`);
 const typeAt = (x: number, y: number) => BLOCK_TYPES[(((x * 7 + y * 3) % 16) + 16) % 16]!;

@@ -14,6 +14,7 @@ import WebSocket from 'ws';
 import { startDatabase } from '../../server/db/index.js';
 import { createTestClient, makeDataDir, removeDataDir, signInPlayer, startTestServer, type TestPlayer, type TestServer } from '../support/harness.js';
 import { rawRequest } from '../support/web3-grant.js';
+import { sleep } from '../support/wait.js';
 
 let server: TestServer;
 let dataDir: string;
@@ -264,7 +265,7 @@ test("a password user reads and writes REST and Realtime as authenticated, with 
   assert.is(forged.error?.code, '42501');
 
   const deadline = Date.now() + 5000;
-  while (inserts.length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+  while (inserts.length === 0 && Date.now() < deadline) await sleep(50);
   assert.equal(inserts.map((row) => (row as { body: string }).body), ['restock the spawn chest']);
   assert.equal((await alice.client.from('staff_notes').select('body')).data, []);
   await staff.removeAllChannels();

@@ -12,7 +12,7 @@ import { cleanUpSessions, CLEANUP_BATCH_ROWS } from '../../server/auth/cleanup.j
 import type { Queryable } from '../../server/db/index.js';
 import { TOO_MANY_SOCKETS } from '../../server/realtime/index.js';
 import { connectAsOperator } from '../support/server.js';
-import { waitFor } from '../support/wait.js';
+import { sleep, waitFor } from '../support/wait.js';
 import { createTestClient, signInPlayer, startTestServer, type TestPlayer, type TestServer } from '../support/harness.js';
 import { enterAtSpawn, nameOf } from '../support/rules.js';
 import { rawRequest, type RawResponse } from '../support/web3-grant.js';
@@ -181,7 +181,7 @@ async function openSockets(target: TestServer, count: number): Promise<WebSocket
   for (let attempt = 0; attempt < 50 && open.length < count; attempt++) {
     const ws = await openSocket(target, 4);
     if (ws instanceof WebSocket) open.push(ws);
-    else await new Promise((resolve) => setTimeout(resolve, 20));
+    else await sleep(20);
   }
   return open;
 }

@@ -3,6 +3,7 @@ import * as assert from 'uvu/assert';
 import { decodeJwt } from 'jose';
 import { createTestClient, createTestWallet, signInPlayer, startTestServer, type TestServer } from '../support/harness.js';
 import { postWeb3, siwsMessage } from '../support/web3-grant.js';
+import { sleep } from '../support/wait.js';
 
 let server: TestServer;
 
@@ -81,7 +82,7 @@ test('a malformed signature is a validation error', async () => {
 test('refresh rotates the refresh token and issues a new access token', async () => {
   const { client } = await signInPlayer(server);
   const before = (await client.auth.getSession()).data.session!;
-  await new Promise((r) => setTimeout(r, 1100));
+  await sleep(1100);
   const { data, error } = await client.auth.refreshSession();
   assert.is(error, null);
   assert.is.not(data.session!.refresh_token, before.refresh_token);

@@ -6,6 +6,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { removeDataDir, signInPlayer, startTestServer, type TestPlayer, type TestServer } from '../support/harness.js';
 import { createRules, nameOf, type Rules, type WriteResult } from '../support/rules.js';
+import { sleep } from '../support/wait.js';
 
 let server: TestServer;
 /** Reads tables for the before/after comparisons; never writes. */
@@ -14,8 +15,6 @@ let attacker: TestPlayer;
 let victim: TestPlayer;
 let far: TestPlayer;
 let guard: TestPlayer;
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 let snapshot: Rules['snapshot'];
 let refused: Rules['refused'];

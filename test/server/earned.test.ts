@@ -6,13 +6,12 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { removeDataDir, signInPlayer, startTestServer, type TestPlayer, type TestServer } from '../support/harness.js';
 import { createRules, nameOf } from '../support/rules.js';
+import { sleep } from '../support/wait.js';
 
 let server: TestServer;
 let rules: ReturnType<typeof createRules>;
 let attacker: TestPlayer;
 let victim: TestPlayer;
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 test.before(async () => {
   server = await startTestServer();

@@ -12,7 +12,7 @@ import * as assert from 'uvu/assert';
 import WebSocket from 'ws';
 import { signInPlayer, startTestServer, type TestPlayer, type TestServer } from '../support/harness.js';
 import { enterAtSpawn } from '../support/rules.js';
-import { waitFor } from '../support/wait.js';
+import { sleep, waitFor } from '../support/wait.js';
 import { seededRng, type Rng } from '../support/rng.js';
 
 const SEED = 0x7e55e7a;
@@ -261,7 +261,7 @@ test(`${WS_FRAMES} seeded WebSocket frames: the server stays up and others keep 
     }
     socket.ws.send(randomFrame(r, token));
     // Pauses now and then, so that the frames are served while others are still arriving.
-    if (i % 20 === 19) await new Promise((resolve) => setTimeout(resolve, 10));
+    if (i % 20 === 19) await sleep(10);
   }
   const before = socket.replies.length;
   if (socket.ws.readyState === WebSocket.OPEN) {

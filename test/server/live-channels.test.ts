@@ -7,7 +7,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createTestClient, signInPlayer, startTestServer, type TestPlayer, type TestServer } from '../support/harness.js';
 import { enterAtSpawn } from '../support/rules.js';
-import { waitFor } from '../support/wait.js';
+import { sleep, waitFor } from '../support/wait.js';
 import { WRITE_CHECK_MS } from '../../server/realtime/limits.js';
 import { accessToken, binaryPush, joinChannel, joinRegion, rawSocket, readBroadcast, replyTo, responseOf } from '../support/live.js';
 
@@ -186,7 +186,7 @@ test('a sender allowed before is heard while its verdict is asked again; once th
   const { error } = await frank.client.from('game_players').delete().eq('player_id', frank.address);
   assert.is(error, null);
   // The verdict's age, not an event: past it the next send asks the policies again.
-  await new Promise((resolve) => setTimeout(resolve, WRITE_CHECK_MS + 100));
+  await sleep(WRITE_CHECK_MS + 100);
   assert.is(await sender.channel.send({ type: 'broadcast', event: 'pose', payload: { x: 2 } }), 'ok');
   await waitFor(() => listener.heard.length === 2, { message: 'both poses' });
   // A refused send gets no reply: the renewal has answered once a send times out.

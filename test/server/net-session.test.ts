@@ -8,7 +8,7 @@ import type { NetEvent } from '../../components/network.js';
 import { regionOf, regionTopic } from '../../net/regions.js';
 import { startHeadlessPlayer, type HeadlessPlayer } from '../support/headless-player.js';
 import { signInPlayer, startTestServer, type TestServer } from '../support/harness.js';
-import { waitFor } from '../support/wait.js';
+import { sleep, waitFor } from '../support/wait.js';
 
 /** A headless player that also keeps every event it received. */
 type Headless = HeadlessPlayer & { events: NetEvent[] };
@@ -37,14 +37,14 @@ async function walk(player: Headless, x: number, y: number): Promise<void> {
     const step = Math.min(1, 180 / Math.max(Math.hypot(dx, dy), 1));
     const next = { x: Math.round(player.pose.x + dx * step), y: Math.round(player.pose.y + dy * step) };
     player.pose.moving = true;
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await sleep(50);
     Object.assign(player.pose, next, { moving: false });
     await waitFor(async () => {
       const { data } = await player.player.client.from('game_players').select('x, y').eq('player_id', player.player.address).single();
       return data?.x === next.x && data?.y === next.y;
     }, { message: `the server to record ${next.x},${next.y}` });
     if (next.x === x && next.y === y) return;
-    await new Promise((resolve) => setTimeout(resolve, 1000)); // stop heartbeats are at most one a second
+    await sleep(1000); // stop heartbeats are at most one a second
   }
 }
 

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import parsePrometheusTextFormat from 'parse-prometheus-text-format';
-import { waitFor } from '../support/wait.js';
+import { sleep, waitFor } from '../support/wait.js';
 import { freePort } from '../../server/db/cluster.js';
 import { createTestWallet, makeDataDir, postmasterPid, removeDataDir, SERVER_ENTRY, signInPlayer, startTestServer, type TestServer } from '../support/harness.js';
 import { accessToken } from '../support/live.js';
@@ -51,7 +51,7 @@ test('/healthz and /readyz answer JSON 200; /readyz is 503 naming the database w
 
     const pids = clusterPids((await postmasterPid(server.dataDir))!);
     for (const pid of pids) process.kill(pid, 'SIGSTOP');
-    await new Promise((resolve) => setTimeout(resolve, 300)); // past the reuse of the last answer
+    await sleep(300); // past the reuse of the last answer
     try {
       const started = performance.now();
       const down = await fetch(`${server.url}/readyz`);
@@ -70,7 +70,7 @@ test('/healthz and /readyz answer JSON 200; /readyz is 503 naming the database w
 
 /** Scans of the migrations table so far (each readiness check is one), once PostgreSQL's statistics caught up. */
 async function migrationTableScans(server: TestServer): Promise<number> {
-  await new Promise((resolve) => setTimeout(resolve, 1500)); // backends flush their counts within a second
+  await sleep(1500); // backends flush their counts within a second
   const operator = await connectAsOperator(server);
   try {
     const { rows } = await operator.query<{ scans: string }>(

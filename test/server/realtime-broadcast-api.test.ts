@@ -10,7 +10,7 @@ import * as assert from 'uvu/assert';
 import type { SupabaseClient } from '@supabase/supabase-js';
 import { createTestClient, signInPlayer, startTestServer, type TestPlayer, type TestServer } from '../support/harness.js';
 import { enterAtSpawn } from '../support/rules.js';
-import { waitFor } from '../support/wait.js';
+import { sleep, waitFor } from '../support/wait.js';
 import { accessToken, joinChannel, joinRegion } from '../support/live.js';
 
 let server: TestServer;
@@ -50,7 +50,7 @@ async function post(path: string, body: unknown, headers: Record<string, string>
   return { status: response.status, body: text === '' ? '' : (JSON.parse(text) as unknown) };
 }
 
-const settle = () => new Promise((resolve) => setTimeout(resolve, 200));
+const settle = () => sleep(200);
 
 test("send() before subscribing and httpSend() reach a subscribed client; both answer 202", async () => {
   const topic = nextTopic();
@@ -209,13 +209,13 @@ test("a batch holds at most 100 messages; a sender's budget is 100 a second, sha
   await settle();
   assert.is(listener.heard.length, 100, 'nothing past the budget');
   // The budget refills: a second later the wallet may send again.
-  await new Promise((resolve) => setTimeout(resolve, 1100));
+  await sleep(1100);
   assert.equal(await post('/api/broadcast', batch(1), token), { status: 202, body: '' });
   await carol.client.removeChannel(listener.channel);
 });
 
 test('one address makes at most 50 requests a second, refused before its token is read', async () => {
-  await new Promise((resolve) => setTimeout(resolve, 1100));
+  await sleep(1100);
   const batch = { messages: [{ topic: nextTopic(), event: 'e', payload: { n: 1 } }] };
   // A burst of 100 with a bad token: those within the budget reach the token check (401), the
   // rest are refused before it (429). The budget refills while the burst is served, so a few
@@ -226,7 +226,7 @@ test('one address makes at most 50 requests a second, refused before its token i
   assert.is(unauthorized + limited.length, 100);
   assert.ok(unauthorized >= 50 && limited.length > 0, `${unauthorized} reached the token check`);
   assert.equal(limited[0]!.body, { message: 'You have exceeded your rate limit' });
-  await new Promise((resolve) => setTimeout(resolve, 1100));
+  await sleep(1100);
   assert.equal(await post('/api/broadcast', batch), { status: 202, body: '' });
 });
 

@@ -11,7 +11,7 @@ import * as assert from 'uvu/assert';
 import type pg from 'pg';
 import type { RealtimeChannel, SupabaseClient } from '@supabase/supabase-js';
 import { connectAsOperator } from '../support/server.js';
-import { waitFor } from '../support/wait.js';
+import { sleep, waitFor } from '../support/wait.js';
 import { createTestClient, signInPlayer, startTestServer, type TestPlayer, type TestServer } from '../support/harness.js';
 import { accessToken, binaryPush, rawSocket, replyTo, responseOf } from '../support/live.js';
 
@@ -70,7 +70,7 @@ async function grant(reader: TestPlayer, topic: string, extension: 'broadcast' |
   ]);
 }
 
-const settle = () => new Promise((resolve) => setTimeout(resolve, 300));
+const settle = () => sleep(300);
 const sql = (text: string, params: unknown[] = []) => operator.query(text, params);
 
 test.before(async () => {
@@ -259,9 +259,9 @@ test('replay honours since and limit, oldest first, and never replays more than 
   for (let n = 1; n <= 30; n++) {
     await sql(`select realtime.send(jsonb_build_object('n', $2::int), 'kept', $1)`, [topic, n]);
     if (n === 27) {
-      await new Promise((resolve) => setTimeout(resolve, 20));
+      await sleep(20);
       middle = Date.now();
-      await new Promise((resolve) => setTimeout(resolve, 20));
+      await sleep(20);
     }
   }
   const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => [from + i, true]);
@@ -397,7 +397,7 @@ test('a database message over 64 KiB is not delivered (and not replayed); one wi
 });
 
 test('a flood of realtime.send() calls delivers at most 100 messages of one topic at once and 1000 a second; the rest stay stored', async () => {
-  await new Promise((resolve) => setTimeout(resolve, 1100));
+  await sleep(1100);
   const flooded = nextTopic();
   const control = nextTopic();
   await grant(alice, flooded, 'broadcast');
@@ -416,7 +416,7 @@ test('a flood of realtime.send() calls delivers at most 100 messages of one topi
   assert.is(stored, 150);
 
   // 11 topics of 100 at once: the second's budget lets 1000 through.
-  await new Promise((resolve) => setTimeout(resolve, 1100));
+  await sleep(1100);
   const topics = Array.from({ length: 11 }, () => nextTopic());
   for (const topic of topics) await grant(alice, topic, 'broadcast');
   const first = await listen(alice.client, topics[0]!, { private: true });
@@ -430,7 +430,7 @@ test('a flood of realtime.send() calls delivers at most 100 messages of one topi
 });
 
 test('one insert statement into realtime.messages hands at most 1000 messages to Realtime', async () => {
-  await new Promise((resolve) => setTimeout(resolve, 1100));
+  await sleep(1100);
   const topics = Array.from({ length: 11 }, () => nextTopic());
   for (const topic of topics) await grant(alice, topic, 'broadcast');
   const first = await listen(alice.client, topics[0]!, { private: true });

@@ -10,6 +10,7 @@ import * as assert from 'uvu/assert';
 import { signInPlayer, startTestServer, type TestPlayer, type TestServer } from '../support/harness.js';
 import { accessToken, binaryPush, rawSocket, readBroadcast, replyTo, responseOf, type RawSocket } from '../support/live.js';
 import { seededRng, type Rng } from '../support/rng.js';
+import { sleep } from '../support/wait.js';
 
 const SEED = 0x5eed_2026;
 const FRAMES = 600;
@@ -130,9 +131,9 @@ test('600 random and boundary-size frames leave the server serving REST, heartbe
     const data = frame(r, token);
     sockets[at]!.ws.send(data, { binary: Buffer.isBuffer(data) });
     // Paced under the socket's message budget, so most frames are read rather than shed.
-    if (i % 30 === 29) await new Promise((resolve) => setTimeout(resolve, 120));
+    if (i % 30 === 29) await sleep(120);
   }
-  await new Promise((resolve) => setTimeout(resolve, 500));
+  await sleep(500);
   assert.is(server.child.exitCode, null, 'the server process is still running');
 
   const member = await rawSocket(server);

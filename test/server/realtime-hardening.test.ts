@@ -9,7 +9,7 @@ import * as assert from 'uvu/assert';
 import { createTestClient, signInPlayer, startTestServer, type TestPlayer, type TestServer } from '../support/harness.js';
 import { accessToken, binaryPush, rawSocket, readBroadcast, replyTo, responseOf, type RawSocket } from '../support/live.js';
 import { enterAtSpawn } from '../support/rules.js';
-import { waitFor } from '../support/wait.js';
+import { sleep, waitFor } from '../support/wait.js';
 
 let server: TestServer;
 let alice: TestPlayer;
@@ -67,7 +67,7 @@ test('a batch-taking join on a topic over 255 bytes is refused; the broadcast th
   hostile.send([r, r, long, 'broadcast', { type: 'broadcast', event: 'e', payload: { n: 1 } }]);
   assert.equal(responseOf(await hostile.take(replyTo(r))), { status: 'error', response: { reason: 'unmatched topic' } });
   // Past the batch window: had the batch been gathered, its timer would have thrown by now.
-  await new Promise((resolve) => setTimeout(resolve, 100));
+  await sleep(100);
   await stillServing(honest);
 
   // Exactly 255 bytes joins, and its batches are encoded.

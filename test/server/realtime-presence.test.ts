@@ -11,7 +11,7 @@ import WebSocket from 'ws';
 import { createTestClient, signInPlayer, startTestServer, type TestPlayer, type TestServer } from '../support/harness.js';
 import { enterAtSpawn } from '../support/rules.js';
 import { connectAsOperator } from '../support/server.js';
-import { waitFor } from '../support/wait.js';
+import { sleep, waitFor } from '../support/wait.js';
 import { rawSocket, replyTo, responseOf, type RawSocket } from '../support/live.js';
 
 let server: TestServer;
@@ -83,7 +83,7 @@ async function refOf(watched: Watched, key: string): Promise<string> {
 /** The events heard so far, once there are `count` of them, and no more afterwards. */
 async function eventsOnce(watched: Watched, count: number) {
   await waitFor(() => watched.events.length >= count, { message: () => `${count} presence events in ${JSON.stringify(watched.events)}` });
-  await new Promise((resolve) => setTimeout(resolve, 100));
+  await sleep(100);
   return watched.events.splice(0);
 }
 
@@ -129,7 +129,7 @@ test('re-track replaces the meta (a leave of the old, a join of the new); the sa
   ]);
   assert.equal(b.channel.presenceState(), { alice: [{ x: 2, presence_ref: second }] });
   assert.is(await a.channel.track({ x: 2 }), 'ok');
-  await new Promise((resolve) => setTimeout(resolve, 200));
+  await sleep(200);
   assert.equal(b.events, [], 'an unchanged payload sends no diff');
   assert.equal(a.channel.presenceState(), { alice: [{ x: 2, presence_ref: second }] });
 });
@@ -215,7 +215,7 @@ test('private channels: presence is read and written only as the presence polici
     assert.is(reader.status, 'SUBSCRIBED');
     await waitFor(() => reader.syncs > 0, { message: 'the presence state of a readable topic' });
     assert.is(await reader.channel.track({ name: 'Bob' }), 'error', 'no write policy: the track is refused');
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await sleep(200);
     assert.equal(reader.channel.presenceState(), {});
 
     await operator.query(`create policy "test: presence write on guilds" on realtime.messages for insert to authenticated
@@ -228,7 +228,7 @@ test('private channels: presence is read and written only as the presence polici
     // A public channel of the same name is another room: it sees nothing of the private one.
     const outsider = await watch(anonClient(), topic, 'anon');
     assert.is(outsider.status, 'SUBSCRIBED');
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await sleep(200);
     assert.equal(outsider.channel.presenceState(), {});
   } finally {
     await operator.query(`drop policy if exists "test: presence read on guilds" on realtime.messages`);

@@ -3,7 +3,7 @@ import * as assert from 'uvu/assert';
 import type { RealtimeChannel, SupabaseClient } from '@supabase/supabase-js';
 import { createTestClient, signInPlayer, startTestServer, type TestPlayer, type TestServer } from '../support/harness.js';
 import { enterAtSpawn } from '../support/rules.js';
-import { waitFor } from '../support/wait.js';
+import { sleep, waitFor } from '../support/wait.js';
 
 type Row = Record<string, unknown>;
 /** A postgres_changes callback payload as realtime-js hands it over. */
@@ -54,7 +54,7 @@ async function subscribe(client: SupabaseClient, bindings: Binding[]): Promise<F
 }
 
 /** Gives late frames a chance to arrive before asserting that none did (not yet replaced by a barrier here). */
-const settle = () => new Promise((resolve) => setTimeout(resolve, 300));
+const settle = () => sleep(300);
 
 test.before(async () => {
   server = await startTestServer();

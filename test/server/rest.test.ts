@@ -4,8 +4,7 @@ import { removeDataDir, signInPlayer, startTestServer, type TestPlayer, type Tes
 import { enterAtSpawn } from '../support/rules.js';
 import { minimapPlayersFromBlocks } from '../../net/minimap.js';
 import { readActivity } from '../../net/online.js';
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+import { sleep } from '../support/wait.js';
 
 let server: TestServer;
 let alice: TestPlayer;

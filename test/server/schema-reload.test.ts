@@ -10,7 +10,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type pg from 'pg';
 import { connectAsOperator } from '../support/server.js';
-import { waitFor } from '../support/wait.js';
+import { sleep, waitFor } from '../support/wait.js';
 import { SCHEMA_FILE } from '../../scripts/schema-dump.js';
 import { createTestClient, makeDataDir, removeDataDir, startTestServer, type TestServer } from '../support/harness.js';
 
@@ -73,7 +73,7 @@ test("without the event trigger, the operator's NOTIFY pgrst reloads it", async 
   await operator.query('drop event trigger pgrst_schema_reload');
   await operator.query('create table public.quiet_probe (id int primary key); grant select on public.quiet_probe to anon;');
   // A reload already under way could still pick the table up; a later request settles that.
-  await new Promise((resolve) => setTimeout(resolve, 200));
+  await sleep(200);
   assert.is((await client.from('quiet_probe').select('*')).error?.code, 'PGRST205', 'not reloaded by itself');
   await operator.query(`notify pgrst, 'reload schema'`);
   await waitFor(async () => (await client.from('quiet_probe').select('*')).error === null, { timeout: 3000, interval: 25, message: 'the reload' });

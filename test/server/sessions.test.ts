@@ -8,6 +8,7 @@ import * as assert from 'uvu/assert';
 import type { RealtimeChannel, SupabaseClient } from '@supabase/supabase-js';
 import { createTestClient, makeDataDir, removeDataDir, signInPlayer, startTestServer, type TestPlayer, type TestServer } from '../support/harness.js';
 import { rawRequest, type RawResponse } from '../support/web3-grant.js';
+import { sleep } from '../support/wait.js';
 
 let server: TestServer;
 /** The suite's DATA_DIR, kept across the restart. */
@@ -119,7 +120,7 @@ test('a rotated refresh token reused within 10 s still refreshes; reused later i
   assert.is((await userWith(String(latest.access_token))).status, 200);
 
   // The reuse window is a clock rule: it can only be passed by letting 10 s go by.
-  await new Promise((resolve) => setTimeout(resolve, 10_500));
+  await sleep(10_500);
   const reused = await refreshWith(first.refresh_token);
   assert.is(reused.status, 400);
   assert.equal(reused.body, { code: 'refresh_token_already_used', message: 'Invalid Refresh Token: Already Used' });

@@ -11,7 +11,7 @@ import type pg from 'pg';
 import { BLOCK_TYPES } from '../../components/blocks.js';
 import { CHUNK_TILES, regionName, regionOfTile } from '../../net/chunks.js';
 import { connectAsOperator } from '../support/server.js';
-import { waitFor } from '../support/wait.js';
+import { sleep, waitFor } from '../support/wait.js';
 import { signInPlayer, startTestServer, type TestServer } from '../support/harness.js';
 import { enterRecorded, type RecordedPlayer } from '../support/recorded-player.js';
 
@@ -178,7 +178,7 @@ test('a change heard while its chunk is read is applied after the read, neither 
     bob.queues.outbox.push({ kind: 'placeBlock', x: 6, y: 3, blockType: 'gold', inventory: true });
     bob.queues.outbox.push({ kind: 'removeBlock', x: 8, y: 3, blockType: null });
     await waitFor(() => bob.tiles.get('6,3') === 'gold' && !bob.tiles.has('8,3'), { message: 'Bob\'s changes heard by Bob' });
-    await new Promise((resolve) => setTimeout(resolve, 300)); // and by Dan, whose read is still held back
+    await sleep(300); // and by Dan, whose read is still held back
     assert.is(dan.tiles.get('8,3'), undefined, 'nothing of the chunk is shown before its read');
     release();
     await waitFor(() => showsView(dan, operator, 16, 16), { message: 'Dan\'s view' });

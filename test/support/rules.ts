@@ -5,6 +5,7 @@
  */
 import * as assert from 'uvu/assert';
 import type { TestPlayer } from './harness.js';
+import { sleep } from './wait.js';
 
 /** What a supabase-js write resolves to. */
 export interface WriteResult {
@@ -79,7 +80,7 @@ export function createRules(reader: TestPlayer) {
       assert.is(error, null, JSON.stringify(error));
       at = next;
       if (at.x === x && at.y === y) return;
-      await new Promise((resolve) => setTimeout(resolve, 450));
+      await sleep(450);
     }
   }
 

@@ -1,3 +1,8 @@
+/** Resolves after `ms` milliseconds: for a pause a test or benchmark means, not for waiting on a condition ({@link waitFor}). */
+export function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
 /** How long {@link waitFor} waits and how often it checks. */
 export interface WaitOptions {
   /** Milliseconds before giving up; 5000 unless given. */
@@ -24,6 +29,6 @@ export async function waitFor<T>(check: () => T | Promise<T>, options: WaitOptio
     if (performance.now() >= deadline) {
       throw new Error(`timed out after ${timeout} ms waiting for ${typeof message === 'function' ? message() : message}`);
     }
-    await new Promise((resolve) => setTimeout(resolve, interval));
+    await sleep(interval);
   }
 }

@@ -4,6 +4,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadKeys, TokenError } from '../../../server/auth/keys.js';
+import { sleep } from '../../support/wait.js';
 
 const now = () => Math.floor(Date.now() / 1000);
 
@@ -15,7 +16,7 @@ test('a verified token is answered from memory until it expires, then refused as
     const first = await keys.verify(token);
     assert.is(await keys.verify(token), first, 'the second check is the remembered answer');
     assert.ok(Object.isFrozen(first), 'remembered claims cannot be changed by a caller');
-    await new Promise((resolve) => setTimeout(resolve, 1100));
+    await sleep(1100);
     const error = await keys.verify(token).catch((e: unknown) => e);
     assert.instance(error, TokenError);
     assert.is((error as TokenError).reason, 'expired');

@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import WebSocket, { WebSocketServer } from 'ws';
 import { Outbound } from '../../../server/realtime/wire.js';
+import { sleep } from '../../support/wait.js';
 
 /** A server socket wrapped in an {@link Outbound}, and a `ws` client reading from it. */
 async function pair(): Promise<{ outbound: Outbound; server: WebSocket; client: WebSocket; received: Array<string | Buffer>; close(): Promise<void> }> {
@@ -30,7 +31,7 @@ async function pair(): Promise<{ outbound: Outbound; server: WebSocket; client: 
 }
 
 async function until(done: () => boolean): Promise<void> {
-  for (let i = 0; i < 500 && !done(); i++) await new Promise((resolve) => setTimeout(resolve, 10));
+  for (let i = 0; i < 500 && !done(); i++) await sleep(10);
 }
 
 test('frames of every length class arrive whole, in order, text and binary as sent', async () => {
