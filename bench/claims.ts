@@ -16,8 +16,8 @@
  * such a heartbeat with the counting trigger (game_players_play_time) and with it disabled.
  */
 import { connectAsOperator } from '../test/support/server.js';
-import { signInPlayer, startTestServer } from '../test/support/harness.js';
-import { enterAtSpawn, nameOf } from '../test/support/rules.js';
+import { startTestServer } from '../test/support/harness.js';
+import { nameOf, twoPlayersAtSpawn } from '../test/support/rules.js';
 import { QUICK, median, percentile, printHeader, round, spread } from './stats.js';
 
 const RUNS = QUICK ? 2 : 5;
@@ -31,8 +31,7 @@ const server = await startTestServer();
 const operator = await connectAsOperator(server);
 try {
   printHeader('claims', { warmups: WARMUP, runs: RUNS, samples: SAMPLES, claims: CLAIMS });
-  const [builder, owner] = await Promise.all([signInPlayer(server), signInPlayer(server)]);
-  await Promise.all([enterAtSpawn(builder), enterAtSpawn(owner)]);
+  const [builder, owner] = await twoPlayersAtSpawn(server);
   const sub = (await builder.client.auth.getUser()).data.user!.id;
   const claims = JSON.stringify({ sub, role: 'authenticated', aud: 'authenticated' });
   const row = `(${TILE.x}, ${TILE.y}, 'stone', '${builder.address}', '${nameOf(builder)}')`;

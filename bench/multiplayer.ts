@@ -12,7 +12,7 @@ import { chromium } from 'playwright-core';
 import { biomeAt, WORLD_SEED } from '../components/terrain.js';
 import { POSE_KEYFRAME_STEPS } from '../net/poses.js';
 import { CHROMIUM_ARGS } from '../test/support/browser.js';
-import { enterWorld } from '../test/support/enter-world.js';
+import { twoPlayersInWorld } from '../test/support/enter-world.js';
 import { createTestWallet, makeDataDir, removeDataDir, signInPlayer, startTestServer, type TestServer } from '../test/support/harness.js';
 import { startHeadlessPlayer, type HeadlessPlayer } from '../test/support/headless-player.js';
 import { seedPresence } from './seed.js';
@@ -32,8 +32,7 @@ const print = (row: Record<string, unknown>) => console.log(JSON.stringify(row))
 async function placementLatency(server: TestServer): Promise<void> {
   const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
   try {
-    const { page: builder } = await enterWorld(browser, server.url, 'Builder');
-    const { page: watcher } = await enterWorld(browser, server.url, 'Watcher');
+    const [{ page: builder }, { page: watcher }] = await twoPlayersInWorld(browser, server.url, ['Builder', 'Watcher']);
     // Out of spawn, then a row of land tiles to build on.
     await builder.keyboard.down('KeyD');
     await builder.waitForTimeout(1000);

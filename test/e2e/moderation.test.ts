@@ -12,7 +12,7 @@ import * as assert from 'uvu/assert';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { freePort } from '../../server/db/cluster.js';
 import { startServer, type TestServer } from '../support/server.js';
-import { enterWorld, type PlayerInWorld } from '../support/enter-world.js';
+import { enterWorld, twoPlayersInWorld, type PlayerInWorld } from '../support/enter-world.js';
 import { CHROMIUM_ARGS } from '../support/browser.js';
 import { createTestWallet, installTestWallet, type TestWallet } from '../support/browser-wallet.js';
 
@@ -43,8 +43,7 @@ test.before(async (world) => {
     env: { PORT: String(port), SITE_URL: world.baseUrl, OPERATOR_WALLETS: world.operatorWallet.address },
   });
   world.browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
-  world.alice = await enterWorld(world.browser, world.baseUrl, 'Alice');
-  world.bob = await enterWorld(world.browser, world.baseUrl, 'Bob');
+  [world.alice, world.bob] = await twoPlayersInWorld(world.browser, world.baseUrl, ['Alice', 'Bob']);
 });
 
 test.after(async (world) => {
@@ -94,14 +93,7 @@ test('Alice mutes Bob from his name in chat, unmutes with /unmute, and reports h
 });
 
 test('an operator resolves the report at /ops and bans Bob, who leaves Alice\'s screen', async ({ browser, baseUrl, operatorWallet, alice, bob }) => {
-  const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, baseURL: baseUrl });
-  await installTestWallet(context, operatorWallet);
-  const page = await context.newPage();
-  await page.goto('/');
-  await page.evaluate((address) => localStorage.setItem(`username_${address}`, 'Moderator'), operatorWallet.address);
-  await page.getByRole('button', { name: 'CONNECT PHANTOM' }).click();
-  await page.getByRole('button', { name: 'ENTER WORLD' }).click();
-  await page.waitForFunction(() => document.querySelector('[data-testid=players-online]')?.textContent?.includes('✓'));
+  const { context, page } = await enterWorld(browser, baseUrl, 'Moderator', operatorWallet);
   await page.goto('/ops');
   const report = page.getByTestId('ops-report');
   await report.waitFor();

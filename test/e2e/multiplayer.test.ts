@@ -10,7 +10,7 @@ import { isWaterTile, WORLD_SEED } from '../../components/terrain.js';
 import { makeDataDir, removeDataDir, type TestServer } from '../support/server.js';
 import { freePort } from '../../server/db/cluster.js';
 import { CHROMIUM_ARGS, FAKE_MICROPHONE_ARGS, startE2EServer } from '../support/browser.js';
-import { enterWorld, type PlayerInWorld } from '../support/enter-world.js';
+import { twoPlayersInWorld, type PlayerInWorld } from '../support/enter-world.js';
 import { createTestWallet, installTestWallet } from '../support/browser-wallet.js';
 
 /** Fake microphone, always allowed, and clips may play without a click. */
@@ -73,8 +73,7 @@ test.before(async (world) => {
     chromium.launch({ executablePath: '/usr/bin/chromium', args: [...CHROMIUM_ARGS, ...MEDIA_ARGS] }),
     startE2EServer(world.port, world.dataDir),
   ]);
-  world.alice = await enterWorld(world.browser, `http://localhost:${world.port}`, 'Alice');
-  world.bob = await enterWorld(world.browser, `http://localhost:${world.port}`, 'Bob');
+  [world.alice, world.bob] = await twoPlayersInWorld(world.browser, `http://localhost:${world.port}`, ['Alice', 'Bob']);
 });
 
 test.after(async (world) => {

@@ -10,7 +10,7 @@ import * as assert from 'uvu/assert';
 import type { BrowserContext, CDPSession, Page } from 'playwright-core';
 import { biomeAt } from '../../components/terrain.js';
 import { WORLD_SEED } from '../../components/terrain.js';
-import { enterWorld } from '../support/enter-world.js';
+import { enterAs, enterWorld } from '../support/enter-world.js';
 import { acquire, release, type E2E } from '../support/browser.js';
 import { createTestWallet, installStandardWallet, installTestWallet } from '../support/browser-wallet.js';
 
@@ -44,11 +44,7 @@ async function openPhone(e2e: E2E, width: number, height: number, name: string):
   await installTestWallet(context, wallet);
   await context.addInitScript({ content: SOUND_SPY });
   const page = await context.newPage();
-  await page.goto('/');
-  await page.evaluate(([address, username]) => localStorage.setItem(`username_${address}`, username!), [wallet.address, name]);
-  await page.getByRole('button', { name: 'CONNECT PHANTOM' }).tap();
-  await page.getByRole('button', { name: 'ENTER WORLD' }).tap();
-  await page.waitForFunction(() => document.querySelector('[data-testid=players-online]')?.textContent?.includes('✓'));
+  await enterAs(page, wallet, name, 'tap');
   return { context, page, cdp: await context.newCDPSession(page), address: wallet.address };
 }
 

@@ -3,8 +3,8 @@ import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { SignJWT } from 'jose';
-import { createTestClient, signInPlayer, startTestServer, type TestPlayer, type TestServer } from '../support/harness.js';
-import { enterAtSpawn } from '../support/rules.js';
+import { createTestClient, startTestServer, type TestPlayer, type TestServer } from '../support/harness.js';
+import { twoPlayersAtSpawn } from '../support/rules.js';
 
 let server: TestServer;
 let alice: TestPlayer;
@@ -12,10 +12,8 @@ let bob: TestPlayer;
 
 test.before(async () => {
   server = await startTestServer();
-  alice = await signInPlayer(server);
-  bob = await signInPlayer(server);
   // Building needs a fresh presence row and a tile in view: blocks below stay within x -12..12, y -9..9.
-  await Promise.all([enterAtSpawn(alice, 'Alice'), enterAtSpawn(bob, 'Bob')]);
+  [alice, bob] = await twoPlayersAtSpawn(server, ['Alice', 'Bob']);
 });
 
 test.after(async () => {

@@ -1,7 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { removeDataDir, signInPlayer, startTestServer, type TestPlayer, type TestServer } from '../support/harness.js';
-import { enterAtSpawn } from '../support/rules.js';
+import { removeDataDir, startTestServer, type TestPlayer, type TestServer } from '../support/harness.js';
+import { twoPlayersAtSpawn } from '../support/rules.js';
 import { minimapPlayersFromBlocks } from '../../net/minimap.js';
 import { readActivity } from '../../net/online.js';
 import { sleep } from '../support/wait.js';
@@ -12,10 +12,8 @@ let bob: TestPlayer;
 
 test.before(async () => {
   server = await startTestServer();
-  alice = await signInPlayer(server);
-  bob = await signInPlayer(server);
   // Building and voice need a fresh presence row; blocks stay in view of it.
-  await Promise.all([enterAtSpawn(alice, 'Alice'), enterAtSpawn(bob, 'Bob')]);
+  [alice, bob] = await twoPlayersAtSpawn(server, ['Alice', 'Bob']);
 });
 
 test.after(async () => {

@@ -1,10 +1,10 @@
 /**
  * Helpers for the suites that try the server's rules with real supabase-js sessions: a refusal
- * checked for its code, status and an unchanged table, and presence heartbeats that walk a
- * player at a legal pace.
+ * checked for its code, status and an unchanged table, presence heartbeats that walk a player
+ * at a legal pace, and players entered at spawn.
  */
 import * as assert from 'uvu/assert';
-import type { TestPlayer } from './harness.js';
+import { signInPlayer, type TestPlayer, type TestServer } from './harness.js';
 import { sleep } from './wait.js';
 
 /** What a supabase-js write resolves to. */
@@ -108,6 +108,18 @@ export type Rules = ReturnType<typeof createRules>;
 export async function enterAtSpawn(p: TestPlayer, name = nameOf(p)): Promise<void> {
   const { error } = await p.client.from('game_players').upsert({ player_id: p.address, player_name: name, x: 0, y: 0 }, { onConflict: 'player_id' });
   assert.is(error, null, JSON.stringify(error));
+}
+
+/**
+ * Two new wallets signed in on `server` through supabase-js, each entered at spawn
+ * ({@link enterAtSpawn}) under its name in `names`, or its own {@link nameOf} when `names` is not
+ * given: two players who may build, chat, speak and fight around spawn. Resolves with them in
+ * the order of `names`.
+ */
+export async function twoPlayersAtSpawn(server: Pick<TestServer, 'url' | 'anonKey'>, names?: readonly [string, string]): Promise<[TestPlayer, TestPlayer]> {
+  const players: [TestPlayer, TestPlayer] = await Promise.all([signInPlayer(server), signInPlayer(server)]);
+  await Promise.all(players.map((player, i) => enterAtSpawn(player, names?.[i])));
+  return players;
 }
 
 /**
