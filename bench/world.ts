@@ -24,7 +24,7 @@ import { BLOCK_TYPES } from '../components/blocks.js';
 import { createBlockSync } from '../net/blocks.js';
 import { startDatabase } from '../server/db/index.js';
 import { CHROMIUM_ARGS } from '../test/support/browser.js';
-import { createTestWallet as createPageWallet, installTestWallet } from '../test/support/browser-wallet.js';
+import { createPageWallet, installTestWallet } from '../test/support/browser-wallet.js';
 import { makeDataDir, removeDataDir, signInPlayer, startTestServer, type ClientWiring, type TestServer } from '../test/support/harness.js';
 import { startHeadlessPlayer } from '../test/support/headless-player.js';
 import { sleep, waitFor } from '../test/support/wait.js';

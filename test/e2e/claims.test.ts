@@ -12,7 +12,7 @@ import { CLAIM_COLORS } from '../../components/claims.js';
 import { enterAs, enterWorld, type PlayerInWorld } from '../support/enter-world.js';
 import type { TestServer } from '../support/server.js';
 import { acquire, release, startE2EServer, type E2E } from '../support/browser.js';
-import { createTestWallet, installTestWallet } from '../support/browser-wallet.js';
+import { createPageWallet, installTestWallet } from '../support/browser-wallet.js';
 
 const test = suite<{ e2e: E2E; server: TestServer; alice: PlayerInWorld }>('land claims');
 // A server of its own: the players here build, and the shared server's other suites count who built
@@ -127,7 +127,7 @@ test('another player hears the claim, reads "Claimed by Landlord" inside it, and
 });
 
 test('phone: two taps choose the corners, CONFIRM claims, the claim is outlined', async ({ e2e }) => {
-  const wallet = createTestWallet();
+  const wallet = createPageWallet();
   const context = await e2e.browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true, deviceScaleFactor: 2, baseURL: e2e.baseUrl });
   await installTestWallet(context, wallet);
   const page = await context.newPage();

@@ -2,7 +2,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Page } from 'playwright-core';
 import { acquire, openPage, release, type E2E } from '../support/browser.js';
-import { createTestWallet, installTestWallet } from '../support/browser-wallet.js';
+import { createPageWallet, installTestWallet } from '../support/browser-wallet.js';
 
 const test = suite<{ e2e: E2E }>('game screen');
 test.before(async (ctx) => {
@@ -12,7 +12,7 @@ test.after(() => release());
 
 /** A page in the world: connected, named 'Tester' and the first letters of its wallet (a name is one wallet's), entered. */
 async function inWorld(e2e: E2E, permissions: string[] = []) {
-  const wallet = createTestWallet();
+  const wallet = createPageWallet();
   const opened = await openPage(e2e, async (c) => {
     await c.grantPermissions(permissions);
     await installTestWallet(c, wallet);
@@ -279,7 +279,7 @@ test('toasts show title and text; tooltips open after 700 ms and skip the delay 
 
 // Last in the suite: its player may still count as online for a while after it leaves.
 test('entering the world says what happens: connecting, joining, loading the world, then the view alone', async ({ e2e }) => {
-  const wallet = createTestWallet();
+  const wallet = createPageWallet();
   const { context, page } = await openPage(e2e, async (c) => {
     await installTestWallet(c, wallet);
     // Every step the indicator shows, in order, and 'gone' once it leaves.

@@ -1,7 +1,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { acquire, openPage, release, type E2E } from '../support/browser.js';
-import { createTestWallet, installTestWallet, type TestWallet } from '../support/browser-wallet.js';
+import { createPageWallet, installTestWallet, type PageWallet } from '../support/browser-wallet.js';
 
 const test = suite<{ e2e: E2E }>('landing');
 test.before(async (ctx) => {
@@ -9,7 +9,7 @@ test.before(async (ctx) => {
 });
 test.after(() => release());
 
-async function connectedPage(e2e: E2E, wallet: TestWallet = createTestWallet()) {
+async function connectedPage(e2e: E2E, wallet: PageWallet = createPageWallet()) {
   const opened = await openPage(e2e, (context) => installTestWallet(context, wallet));
   await opened.page.goto('/');
   await opened.page.getByRole('button', { name: 'CONNECT PHANTOM' }).click();
@@ -18,7 +18,7 @@ async function connectedPage(e2e: E2E, wallet: TestWallet = createTestWallet()) 
 }
 
 test('shows the title, the Phantom button, the footer badges and the version', async ({ e2e }) => {
-  const { context, page } = await openPage(e2e, (c) => installTestWallet(c, createTestWallet()));
+  const { context, page } = await openPage(e2e, (c) => installTestWallet(c, createPageWallet()));
   await page.goto('/');
   assert.is(await page.getByRole('heading', { level: 1 }).textContent(), 'TESSERA');
   assert.ok(await page.getByRole('button', { name: /phantom/i }).isVisible());
@@ -92,7 +92,7 @@ test('CHANGE NAME shows CANCEL, which keeps the old name; CONFIRM stores the new
 });
 
 test('a stored name and appearance are loaded per wallet; reload reconnects silently', async ({ e2e }) => {
-  const wallet = createTestWallet();
+  const wallet = createPageWallet();
   const { context, page } = await openPage(e2e, (c) => installTestWallet(c, wallet));
   await page.goto('/');
   await page.evaluate((address) => localStorage.setItem(`username_${address}`, 'Stored Name'), wallet.address);

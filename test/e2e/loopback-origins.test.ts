@@ -3,7 +3,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startServer, type TestServer } from '../support/server.js';
 import { CHROMIUM_ARGS } from '../support/browser.js';
-import { createTestWallet, installTestWallet } from '../support/browser-wallet.js';
+import { createPageWallet, installTestWallet } from '../support/browser-wallet.js';
 
 /**
  * A server with no SITE_URL answers on localhost, 127.0.0.1 and [::1]: the page opened at each
@@ -26,7 +26,7 @@ for (const host of ['127.0.0.1', '[::1]', 'localhost']) {
     const origin = `http://${host}:${new URL(server.url).port}`;
     const context = await browser.newContext({ baseURL: origin });
     try {
-      await installTestWallet(context, createTestWallet());
+      await installTestWallet(context, createPageWallet());
       const page = await context.newPage();
       const logs: string[] = [];
       page.on('console', (message) => logs.push(message.text()));

@@ -14,13 +14,13 @@ import { freePort } from '../../server/db/cluster.js';
 import { startServer, type TestServer } from '../support/server.js';
 import { enterWorld, twoPlayersInWorld, type PlayerInWorld } from '../support/enter-world.js';
 import { CHROMIUM_ARGS } from '../support/browser.js';
-import { createTestWallet, installTestWallet, type TestWallet } from '../support/browser-wallet.js';
+import { createPageWallet, installTestWallet, type PageWallet } from '../support/browser-wallet.js';
 
 interface World {
   browser: Browser;
   server: TestServer;
   baseUrl: string;
-  operatorWallet: TestWallet;
+  operatorWallet: PageWallet;
   alice: PlayerInWorld;
   bob: PlayerInWorld;
 }
@@ -37,7 +37,7 @@ const chatTexts = (page: Page) => page.locator('[data-testid=chat-messages] .cha
 test.before(async (world) => {
   const port = await freePort();
   world.baseUrl = `http://localhost:${port}`;
-  world.operatorWallet = createTestWallet();
+  world.operatorWallet = createPageWallet();
   world.server = await startServer({
     entry: join(process.env.E2E_DIST ?? 'dist', 'server.mjs'),
     env: { PORT: String(port), SITE_URL: world.baseUrl, OPERATOR_WALLETS: world.operatorWallet.address },

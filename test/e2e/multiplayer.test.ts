@@ -11,7 +11,7 @@ import { makeDataDir, removeDataDir, type TestServer } from '../support/server.j
 import { freePort } from '../../server/db/cluster.js';
 import { CHROMIUM_ARGS, FAKE_MICROPHONE_ARGS, startE2EServer } from '../support/browser.js';
 import { twoPlayersInWorld, type PlayerInWorld } from '../support/enter-world.js';
-import { createTestWallet, installTestWallet } from '../support/browser-wallet.js';
+import { createPageWallet, installTestWallet } from '../support/browser-wallet.js';
 
 /** Fake microphone, always allowed, and clips may play without a click. */
 const MEDIA_ARGS = [...FAKE_MICROPHONE_ARGS, '--use-fake-ui-for-media-stream', '--autoplay-policy=no-user-gesture-required'];
@@ -194,7 +194,7 @@ test('RESTORE puts back the block the other player removed; Ctrl+Z and Ctrl+Shif
 });
 
 test("a name another wallet holds is refused on the landing, look-alikes too, before ENTER WORLD", async ({ browser, port }) => {
-  const wallet = createTestWallet();
+  const wallet = createPageWallet();
   const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, baseURL: `http://localhost:${port}` });
   await installTestWallet(context, wallet);
   const page = await context.newPage();

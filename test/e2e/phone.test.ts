@@ -12,7 +12,7 @@ import { biomeAt } from '../../components/terrain.js';
 import { WORLD_SEED } from '../../components/terrain.js';
 import { enterAs, enterWorld } from '../support/enter-world.js';
 import { acquire, release, type E2E } from '../support/browser.js';
-import { createTestWallet, installStandardWallet, installTestWallet } from '../support/browser-wallet.js';
+import { createPageWallet, installStandardWallet, installTestWallet } from '../support/browser-wallet.js';
 
 const test = suite<{ e2e: E2E }>('phone');
 test.before(async (ctx) => {
@@ -39,7 +39,7 @@ interface Phone {
 }
 
 async function openPhone(e2e: E2E, width: number, height: number, name: string): Promise<Phone> {
-  const wallet = createTestWallet();
+  const wallet = createPageWallet();
   const context = await e2e.browser.newContext({ viewport: { width, height }, isMobile: true, hasTouch: true, deviceScaleFactor: 2, baseURL: e2e.baseUrl });
   await installTestWallet(context, wallet);
   await context.addInitScript({ content: SOUND_SPY });
@@ -207,7 +207,7 @@ test('sound: silent before the first gesture and when muted; what others do near
 });
 
 test('a wallet announced through the Wallet Standard is offered and signs in', async ({ e2e }) => {
-  const wallet = createTestWallet();
+  const wallet = createPageWallet();
   const context = await e2e.browser.newContext({ viewport: { width: 1280, height: 800 }, baseURL: e2e.baseUrl });
   await installStandardWallet(context, wallet, 'Solflare');
   const page = await context.newPage();

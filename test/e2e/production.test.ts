@@ -2,7 +2,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { BrowserContext, Page } from 'playwright-core';
 import { acquire, openPage, release, type E2E } from '../support/browser.js';
-import { createTestWallet, installTestWallet } from '../support/browser-wallet.js';
+import { createPageWallet, installTestWallet } from '../support/browser-wallet.js';
 
 const test = suite<{ e2e: E2E }>('production serving in the browser');
 test.before(async (ctx) => {
@@ -44,7 +44,7 @@ test('the landing screen loads at most 250 KB on the wire, compressed, without t
 });
 
 test('the game runs under the Content-Security-Policy: font, websocket, inline styles, data: audio', async ({ e2e }) => {
-  const wallet = createTestWallet();
+  const wallet = createPageWallet();
   const { page, context } = await openPage(e2e, async (c) => {
     await recordViolations(c);
     await installTestWallet(c, wallet);

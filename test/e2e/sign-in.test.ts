@@ -1,7 +1,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { acquire, openPage, release, type E2E } from '../support/browser.js';
-import { createTestWallet, installTestWallet } from '../support/browser-wallet.js';
+import { createPageWallet, installTestWallet } from '../support/browser-wallet.js';
 
 const test = suite<{ e2e: E2E }>('sign-in');
 test.before(async (ctx) => {
@@ -13,7 +13,7 @@ type Calls = Record<string, number>;
 
 /** Connects in a fresh context and returns the stored session's access token. */
 async function signIn(e2e: E2E, offerSignIn: boolean) {
-  const wallet = createTestWallet();
+  const wallet = createPageWallet();
   const { context, page } = await openPage(e2e, (c) => installTestWallet(c, wallet, { signIn: offerSignIn }));
   await page.goto('/');
   await page.getByRole('button', { name: 'CONNECT PHANTOM' }).click();

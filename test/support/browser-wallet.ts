@@ -3,12 +3,11 @@
  * key. The key is made in Node and imported into the page's WebCrypto, so every page of a
  * browser context (also after a reload) sees the same wallet.
  */
-import { generateKeyPairSync } from 'node:crypto';
-import { getBase58Decoder } from '@solana/web3.js';
 import type { BrowserContext } from 'playwright-core';
+import { createWalletKey } from './harness.js';
 
-/** A wallet identity: its base58 address and its private key as a JWK. */
-export interface TestWallet {
+/** A wallet for pages ({@link installTestWallet}): its base58 address and its private key as a JWK, which the page imports. */
+export interface PageWallet {
   address: string;
   jwk: JsonWebKey;
 }
@@ -21,11 +20,10 @@ export interface WalletBehaviour {
   trusted?: boolean;
 }
 
-/** Makes a fresh ed25519 key pair and its Solana address. */
-export function createTestWallet(): TestWallet {
-  const { publicKey, privateKey } = generateKeyPairSync('ed25519');
-  const raw = new Uint8Array(publicKey.export({ format: 'der', type: 'spki' }).subarray(-32));
-  return { address: getBase58Decoder().decode(raw), jwk: privateKey.export({ format: 'jwk' }) as JsonWebKey };
+/** Makes a wallet for pages with a fresh key ({@link createWalletKey}, as the Node test wallet's). */
+export function createPageWallet(): PageWallet {
+  const { address, privateKey } = createWalletKey();
+  return { address, jwk: privateKey.export({ format: 'jwk' }) as JsonWebKey };
 }
 
 /**
@@ -101,7 +99,7 @@ ${SIGNING}  const publicKey = { toBase58: () => cfg.address, toString: () => cfg
 }`;
 
 /** Injects `wallet` into every page of `context` before any page script runs. */
-export async function installTestWallet(context: BrowserContext, wallet: TestWallet, behaviour: WalletBehaviour = {}): Promise<void> {
+export async function installTestWallet(context: BrowserContext, wallet: PageWallet, behaviour: WalletBehaviour = {}): Promise<void> {
   const cfg = { address: wallet.address, jwk: wallet.jwk, signIn: behaviour.signIn ?? true, trusted: behaviour.trusted ?? false };
   await context.addInitScript({ content: `(${PROVIDER_SCRIPT})(${JSON.stringify(cfg)});` });
 }
@@ -153,7 +151,7 @@ ${SIGNING}  const account = { address: cfg.address, publicKey: new Uint8Array(32
 }`;
 
 /** Announces `wallet` under `name` through the Wallet Standard in every page of `context`. */
-export async function installStandardWallet(context: BrowserContext, wallet: TestWallet, name: string): Promise<void> {
+export async function installStandardWallet(context: BrowserContext, wallet: PageWallet, name: string): Promise<void> {
   const cfg = { address: wallet.address, jwk: wallet.jwk, name };
   await context.addInitScript({ content: `(${STANDARD_SCRIPT})(${JSON.stringify(cfg)});` });
 }

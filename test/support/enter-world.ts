@@ -1,10 +1,10 @@
 /** Brings test players into the world, each in its own browser context. */
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { createTestWallet, installTestWallet, type TestWallet } from './browser-wallet.js';
+import { createPageWallet, installTestWallet, type PageWallet } from './browser-wallet.js';
 
 /** A player in the world: its wallet, browser context and page. */
 export interface PlayerInWorld {
-  wallet: TestWallet;
+  wallet: PageWallet;
   context: BrowserContext;
   page: Page;
 }
@@ -14,7 +14,7 @@ export interface PlayerInWorld {
  * connects, enters the world and waits until the live connection is up. `press` is how the two
  * buttons are pressed: a mouse click, or a tap on a touch screen.
  */
-export async function enterAs(page: Page, wallet: Pick<TestWallet, 'address'>, name: string, press: 'click' | 'tap' = 'click'): Promise<void> {
+export async function enterAs(page: Page, wallet: Pick<PageWallet, 'address'>, name: string, press: 'click' | 'tap' = 'click'): Promise<void> {
   await page.goto('/');
   await page.evaluate(([address, username]) => localStorage.setItem(`username_${address}`, username!), [wallet.address, name]);
   await page.getByRole('button', { name: 'CONNECT PHANTOM' })[press]();
@@ -26,7 +26,7 @@ export async function enterAs(page: Page, wallet: Pick<TestWallet, 'address'>, n
  * Opens a 1280x800 context on `baseURL` with `wallet` (a new test wallet unless given) and
  * enters the world in it as `name` ({@link enterAs}).
  */
-export async function enterWorld(browser: Browser, baseURL: string, name: string, wallet = createTestWallet()): Promise<PlayerInWorld> {
+export async function enterWorld(browser: Browser, baseURL: string, name: string, wallet = createPageWallet()): Promise<PlayerInWorld> {
   const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, baseURL });
   await installTestWallet(context, wallet);
   const page = await context.newPage();

@@ -36,15 +36,16 @@ export interface TestWallet {
   signMessage(message: Uint8Array): Promise<Uint8Array>;
 }
 
-/** Makes a wallet with a fresh ed25519 key pair. */
-export function createTestWallet(): TestWallet {
+/** A fresh ed25519 key pair as a Solana wallet holds it: its address (the public key in base58) and its private key. */
+export function createWalletKey(): { address: string; privateKey: KeyObject } {
   const { publicKey, privateKey } = generateKeyPairSync('ed25519');
   const raw = Buffer.from(publicKey.export({ format: 'jwk' }).x!, 'base64url');
-  const address = getBase58Decoder().decode(raw);
-  return walletFor(address, privateKey);
+  return { address: getBase58Decoder().decode(raw), privateKey };
 }
 
-function walletFor(address: string, privateKey: KeyObject): TestWallet {
+/** Makes a wallet that signs in Node with a fresh key ({@link createWalletKey}). */
+export function createTestWallet(): TestWallet {
+  const { address, privateKey } = createWalletKey();
   return {
     address,
     publicKey: { toBase58: () => address },
