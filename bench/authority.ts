@@ -19,7 +19,7 @@
  */
 import { loadKeys } from '../server/auth/keys.js';
 import { signInPlayer, startTestServer, makeDataDir, removeDataDir, type TestServer } from '../test/support/harness.js';
-import { enterAtSpawn, nameOf, tilesInViewOfSpawn } from '../test/support/rules.js';
+import { enterAtSpawn, nameOf, playerAtSpawn, tilesInViewOfSpawn } from '../test/support/rules.js';
 import { sleep, waitFor } from '../test/support/wait.js';
 import { QUICK, median, percentile, printHeader, round, spread } from './stats.js';
 
@@ -106,8 +106,7 @@ async function normalWrites(server: TestServer, slice: number, seconds: number) 
 }
 
 async function flood(server: TestServer, slice: number, seconds: number) {
-  const flooder = await signInPlayer(server);
-  await enterAtSpawn(flooder);
+  const flooder = await playerAtSpawn(server);
   const tiles = tilesOf(slice);
   const token = await tokenOf(flooder);
   const statuses = new Map<number, number>();

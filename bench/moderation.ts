@@ -9,7 +9,7 @@
  *             rolls back and undoes them. Milliseconds per call.
  */
 import { createTestWallet, signInPlayer, startTestServer, type TestPlayer } from '../test/support/harness.js';
-import { enterAtSpawn, nameOf, tilesInViewOfSpawn } from '../test/support/rules.js';
+import { nameOf, playerAtSpawn, tilesInViewOfSpawn } from '../test/support/rules.js';
 import { waitFor } from '../test/support/wait.js';
 import { QUICK, printHeader, spread } from './stats.js';
 
@@ -22,8 +22,7 @@ async function main(): Promise<void> {
   const server = await startTestServer(undefined, { OPERATOR_WALLETS: operatorWallet.address });
   try {
     const op = await signInPlayer(server, operatorWallet);
-    const watcher = await signInPlayer(server);
-    await enterAtSpawn(watcher);
+    const watcher = await playerAtSpawn(server);
     const gone: string[] = [];
     const channel = watcher.client.channel('players').on('postgres_changes' as never, { event: 'DELETE', schema: 'public', table: 'game_players' }, (change: { old: { player_id: string } }) => {
       gone.push(change.old.player_id);
@@ -33,8 +32,7 @@ async function main(): Promise<void> {
     const presenceGone: number[] = [];
     const channelClosed: number[] = [];
     for (let run = 0; run < RUNS; run++) {
-      const victim: TestPlayer = await signInPlayer(server);
-      await enterAtSpawn(victim);
+      const victim: TestPlayer = await playerAtSpawn(server);
       let closedAt = 0;
       const own = victim.client.channel(`own-${run}`).on('postgres_changes' as never, { event: 'INSERT', schema: 'public', table: 'game_chat_messages' }, () => undefined);
       await new Promise<void>((resolve) =>
@@ -59,8 +57,7 @@ async function main(): Promise<void> {
     for (let run = 0; run < RUNS; run++) {
       // Tiles of their own for each run: the undone blocks of the last one stay.
       const tiles = tilesInViewOfSpawn().slice(run * BLOCKS, (run + 1) * BLOCKS);
-      const griefer = await signInPlayer(server);
-      await enterAtSpawn(griefer);
+      const griefer = await playerAtSpawn(server);
       const since = new Date(Date.now() - 1000).toISOString();
       const { error } = await griefer.client.from('game_blocks').insert(tiles.map(({ x, y }) => ({ x, y, block_type: 'dirt', player_id: griefer.address, player_name: nameOf(griefer) })));
       if (error) throw new Error(error.message);

@@ -12,7 +12,7 @@ import { startCluster } from '../../server/db/cluster.js';
 import { makeDataDir, removeDataDir, signInPlayer, startTestServer, type TestPlayer } from '../support/harness.js';
 import { HOSTED_PROJECT_SQL, OWNER, OWNER_PASSWORD } from '../support/hosted-project.js';
 import { accessToken } from '../support/live.js';
-import { enterAtSpawn, tilesInViewOfSpawn } from '../support/rules.js';
+import { enterAtSpawn, playerAtSpawn, tilesInViewOfSpawn } from '../support/rules.js';
 import { sleep } from '../support/wait.js';
 
 const run = promisify(execFile);
@@ -127,8 +127,7 @@ test('a backup while 20 players build holds every row acknowledged before it; re
 test('scheduled backups land in DATA_DIR/backups, whole and readable, and only the newest BACKUP_KEEP stay', async () => {
   const server = await startTestServer();
   try {
-    const player = await signInPlayer(server);
-    await enterAtSpawn(player, 'Kept');
+    await playerAtSpawn(server, 'Kept');
     const stop = scheduleBackups(runningCluster(server.dataDir)!, server.dataDir, 400, 2);
     await sleep(3000);
     await stop();

@@ -1,16 +1,15 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { removeDataDir, signInPlayer, startTestServer, type TestPlayer, type TestServer } from '../support/harness.js';
-import { enterAtSpawn } from '../support/rules.js';
+import { removeDataDir, startTestServer, type TestPlayer, type TestServer } from '../support/harness.js';
+import { playerAtSpawn } from '../support/rules.js';
 
 let server: TestServer;
 let alice: TestPlayer;
 
 test.before(async () => {
   server = await startTestServer();
-  alice = await signInPlayer(server);
   // Writing needs a fresh presence row, and the name is the one the wallet holds.
-  await enterAtSpawn(alice, 'Alice');
+  alice = await playerAtSpawn(server, 'Alice');
   const clip = await alice.client
     .from('game_voice_messages')
     .insert({ player_id: alice.address, player_name: 'Alice', audio_data: 'QUJD'.repeat(1000), x: 1, y: 1 });

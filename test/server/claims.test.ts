@@ -9,7 +9,7 @@ import * as assert from 'uvu/assert';
 import { isWaterTile, WORLD_SEED } from '../../components/terrain.js';
 import { connectAsOperator } from '../support/server.js';
 import { signInPlayer, startTestServer, type TestPlayer, type TestServer } from '../support/harness.js';
-import { createRules, enterAtSpawn, nameOf, type Rules } from '../support/rules.js';
+import { createRules, enterAtSpawn, nameOf, playerAtSpawn, type Rules } from '../support/rules.js';
 import { sleep } from '../support/wait.js';
 
 let server: TestServer;
@@ -168,8 +168,7 @@ test('the budget: 400 tiles, 100 more per hour of moving presence, at most 10,00
 });
 
 test('a claim lapses after 60 days without its owner: it protects nothing, yields, and goes when the owner returns', async () => {
-  const erin = await signInPlayer(server);
-  await enterAtSpawn(erin);
+  const erin = await playerAtSpawn(server);
   const east = { x1: 4, y1: 4, x2: 10, y2: 8 };
   const west = { x1: -10, y1: -9, x2: -6, y2: -5 };
   assert.is((await claim(erin, east)).error, null);

@@ -17,7 +17,7 @@ import { migrate } from '../../server/db/migrate.js';
 import { processState, waitGone } from '../../server/db/processes.js';
 import type { Database, Queryable } from '../../server/db/types.js';
 import { makeDataDir, postmasterPid, removeDataDir, signInPlayer, startTestServer, type TestPlayer, type TestServer } from '../support/harness.js';
-import { enterAtSpawn, nameOf } from '../support/rules.js';
+import { enterAtSpawn, nameOf, playerAtSpawn } from '../support/rules.js';
 
 /** Writes `count` blocks one by one near spawn; each resolves only once the server acknowledged it. */
 async function writeBlocks(player: TestPlayer, y: number, count: number): Promise<number[]> {
@@ -43,8 +43,7 @@ async function survives(label: string, crash: (server: TestServer, postmaster: n
   const dataDir = await makeDataDir();
   try {
     const first = await startTestServer(dataDir);
-    const player = await signInPlayer(first);
-    await enterAtSpawn(player, nameOf(player));
+    const player = await playerAtSpawn(first);
     const written = await writeBlocks(player, 6, 12);
     const postmaster = (await postmasterPid(dataDir))!;
     assert.ok(postmaster, 'a postmaster is recorded');
@@ -102,8 +101,7 @@ time.sleep(3600)
     const serverPid = Number(/pid (\d+)/.exec(out)![1]);
     const url = /listening on (http:\/\/[^\s"]+)/.exec(out)![1]!;
     const anonKey = ((await (await fetch(`${url}/config.json`)).json()) as { supabaseAnonKey: string }).supabaseAnonKey;
-    const player = await signInPlayer({ url, anonKey });
-    await enterAtSpawn(player, nameOf(player));
+    const player = await playerAtSpawn({ url, anonKey });
     const written = await writeBlocks(player, 9, 8);
     const postmaster = (await postmasterPid(dataDir))!;
     // The server first: were the postmaster killed first, the server could still reap it. Once
@@ -180,8 +178,7 @@ test('DATABASE_URL points the server at a separately started PostgreSQL; nothing
     const server = await startTestServer(dataDir, { DATABASE_URL: url });
     try {
       assert.not.ok(existsSync(join(dataDir, 'postgres')), 'no embedded cluster');
-      const player = await signInPlayer(server);
-      await enterAtSpawn(player, nameOf(player));
+      const player = await playerAtSpawn(server);
       const written = await writeBlocks(player, 5, 3);
       const admin = new pg.Client(cluster.connection);
       await admin.connect();

@@ -1,14 +1,13 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { makeDataDir, removeDataDir, signInPlayer, startTestServer } from '../support/harness.js';
-import { enterAtSpawn } from '../support/rules.js';
+import { playerAtSpawn } from '../support/rules.js';
 
 test('acknowledged writes survive kill -9 and a restart on the same DATA_DIR', async () => {
   const dataDir = await makeDataDir();
   try {
     const first = await startTestServer(dataDir);
-    const player = await signInPlayer(first);
-    await enterAtSpawn(player, 'Durable');
+    const player = await playerAtSpawn(first, 'Durable');
     const rows = Array.from({ length: 20 }, (_, i) => ({
       x: -10 + i, y: 7, block_type: 'marble', player_id: player.address, player_name: 'Durable',
     }));

@@ -7,7 +7,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { signInPlayer, startTestServer, type TestPlayer, type TestServer } from '../support/harness.js';
-import { enterAtSpawn } from '../support/rules.js';
+import { enterAtSpawn, playerAtSpawn } from '../support/rules.js';
 import { waitFor } from '../support/wait.js';
 import { connectAsOperator } from '../support/server.js';
 import { accessToken, joinRegion, rawSocket, readBroadcast, replyTo, responseOf, type RawSocket } from '../support/live.js';
@@ -163,8 +163,7 @@ test('a socket that stops reading keeps only the newest pose per sender and stay
 
 test('one wallet on two sockets shares one budget of 100 a second; another wallet is heard', async () => {
   const topic = 'region:40:40';
-  const erin = await signInPlayer(server);
-  await enterAtSpawn(erin, 'Erin');
+  const erin = await playerAtSpawn(server, 'Erin');
   const listener = await joinRegion(bob.client, topic);
   const sockets = [await rawSocket(server), await rawSocket(server)];
   const token = await accessToken(erin);

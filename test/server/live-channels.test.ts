@@ -6,7 +6,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createTestClient, signInPlayer, startTestServer, type TestPlayer, type TestServer } from '../support/harness.js';
-import { enterAtSpawn } from '../support/rules.js';
+import { enterAtSpawn, playerAtSpawn } from '../support/rules.js';
 import { sleep, waitFor } from '../support/wait.js';
 import { WRITE_CHECK_MS } from '../../server/realtime/limits.js';
 import { accessToken, binaryPush, joinChannel, joinRegion, rawSocket, readBroadcast, replyTo, responseOf } from '../support/live.js';
@@ -156,8 +156,7 @@ test('a raw listener gets the stamped pose as a binary broadcast', async () => {
 
 test('a player whose presence row is gone may not send: its pose is dropped, a fresh player\'s is heard', async () => {
   const topic = nextRegion();
-  const dave = await signInPlayer(server);
-  await enterAtSpawn(dave, 'Dave');
+  const dave = await playerAtSpawn(server, 'Dave');
   const listener = await joinRegion(bob.client, topic);
   const leaver = await joinRegion(dave.client, topic);
   const { error } = await dave.client.from('game_players').delete().eq('player_id', dave.address);
@@ -178,8 +177,7 @@ test('a player whose presence row is gone may not send: its pose is dropped, a f
 
 test('a sender allowed before is heard while its verdict is asked again; once the renewal refuses, its poses are dropped', async () => {
   const topic = nextRegion();
-  const frank = await signInPlayer(server);
-  await enterAtSpawn(frank, 'Frank');
+  const frank = await playerAtSpawn(server, 'Frank');
   const listener = await joinRegion(bob.client, topic);
   const sender = await joinRegion(frank.client, topic, true);
   assert.is(await sender.channel.send({ type: 'broadcast', event: 'pose', payload: { x: 1 } }), 'ok');

@@ -9,7 +9,7 @@ import { freePort } from '../../server/db/cluster.js';
 import { createTestWallet, makeDataDir, postmasterPid, removeDataDir, SERVER_ENTRY, signInPlayer, startTestServer, type TestServer } from '../support/harness.js';
 import { accessToken } from '../support/live.js';
 import { connectAsOperator } from '../support/server.js';
-import { enterAtSpawn } from '../support/rules.js';
+import { enterAtSpawn, playerAtSpawn } from '../support/rules.js';
 import { postWeb3, rawRequest, signedGrant } from '../support/web3-grant.js';
 
 /**
@@ -182,8 +182,7 @@ test('each log line is one JSON object; request lines carry the request id sent 
     const session = signedIn.body as { access_token: string; refresh_token: string };
     const refused = await postWeb3(server, grant);
     assert.is(refused.status, 400);
-    const player = await signInPlayer(server);
-    await enterAtSpawn(player, 'Logged');
+    const player = await playerAtSpawn(server, 'Logged');
     const token = await accessToken(player);
     const bad = await fetch(`${server.url}/rest/v1/game_blocks?select=*`, { headers: { apikey: server.anonKey, authorization: `Bearer ${token}x` } });
     assert.is(bad.status, 401);

@@ -7,8 +7,8 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { connectAsOperator } from '../support/server.js';
-import { makeDataDir, removeDataDir, signInPlayer, startTestServer, type TestPlayer, type TestServer } from '../support/harness.js';
-import { enterAtSpawn } from '../support/rules.js';
+import { makeDataDir, removeDataDir, startTestServer, type TestPlayer, type TestServer } from '../support/harness.js';
+import { playerAtSpawn } from '../support/rules.js';
 
 let server: TestServer;
 let alice: TestPlayer;
@@ -52,8 +52,7 @@ test.before(async () => {
   await operator.end();
   await setup.stop();
   server = await startTestServer(dataDir, { PGRST_DB_SCHEMAS: 'public,probe' });
-  alice = await signInPlayer(server);
-  await enterAtSpawn(alice, 'Alice');
+  alice = await playerAtSpawn(server, 'Alice');
   const { error } = await alice.client.from('game_blocks').insert(BLOCKS.map((b) => ({ ...b, player_id: alice.address, player_name: 'Alice' })));
   assert.is(error, null);
 });

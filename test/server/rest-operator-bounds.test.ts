@@ -10,7 +10,7 @@ import * as assert from 'uvu/assert';
 import { connectAsOperator } from '../support/server.js';
 import { waitFor } from '../support/wait.js';
 import { makeDataDir, removeDataDir, signInPlayer, startTestServer, type TestPlayer, type TestServer } from '../support/harness.js';
-import { enterAtSpawn } from '../support/rules.js';
+import { playerAtSpawn } from '../support/rules.js';
 
 let server: TestServer;
 let alice: TestPlayer;
@@ -44,8 +44,7 @@ test.before(async () => {
   await operator.end();
   await setup.stop();
   server = await startTestServer(dataDir);
-  alice = await signInPlayer(server);
-  await enterAtSpawn(alice, 'Alice');
+  alice = await playerAtSpawn(server, 'Alice');
   const clip = await alice.client.from('game_voice_messages').insert({ player_id: alice.address, player_name: 'Alice', audio_data: CLIP, x: 1, y: 1 });
   assert.is(clip.error, null);
 });

@@ -11,7 +11,7 @@ import * as assert from 'uvu/assert';
 import WebSocket from 'ws';
 import { isWaterTile, WORLD_SEED } from '../../components/terrain.js';
 import { signInPlayer, startTestServer, type TestPlayer, type TestServer } from '../support/harness.js';
-import { createRules, enterAtSpawn, nameOf, tilesInViewOfSpawn, type Rules } from '../support/rules.js';
+import { createRules, enterAtSpawn, nameOf, playerAtSpawn, type Rules, tilesInViewOfSpawn } from '../support/rules.js';
 
 let server: TestServer;
 let service: SupabaseClient;
@@ -104,8 +104,7 @@ test("game_blocks: an in-place upsert works; the owner and another's block canno
 });
 
 test('game_blocks: every changed block takes a token from the blocks rate', async () => {
-  const painter = await signInPlayer(server);
-  await enterAtSpawn(painter);
+  const painter = await playerAtSpawn(server);
   const tiles = tilesInViewOfSpawn().slice(0, 30);
   assert.is((await painter.client.from('game_blocks').insert(tiles.map(({ x, y }) => block(painter, x, y)))).error, null);
   // 30 of the burst of 40 are spent: changing all 30 needs more than the 10 left (and 8 per second).

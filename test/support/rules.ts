@@ -111,15 +111,19 @@ export async function enterAtSpawn(p: TestPlayer, name = nameOf(p)): Promise<voi
 }
 
 /**
- * Two new wallets signed in on `server` through supabase-js, each entered at spawn
- * ({@link enterAtSpawn}) under its name in `names`, or its own {@link nameOf} when `names` is not
- * given: two players who may build, chat, speak and fight around spawn. Resolves with them in
- * the order of `names`.
+ * A new wallet signed in on `server` through supabase-js and entered at spawn ({@link enterAtSpawn})
+ * as `name`, or as its own {@link nameOf} when no name is given: a player who may build, chat,
+ * speak and fight around spawn.
  */
+export async function playerAtSpawn(server: Pick<TestServer, 'url' | 'anonKey'>, name?: string): Promise<TestPlayer> {
+  const player = await signInPlayer(server);
+  await enterAtSpawn(player, name);
+  return player;
+}
+
+/** Two players at spawn at once ({@link playerAtSpawn}), named `names` (else each its own {@link nameOf}), in that order. */
 export async function twoPlayersAtSpawn(server: Pick<TestServer, 'url' | 'anonKey'>, names?: readonly [string, string]): Promise<[TestPlayer, TestPlayer]> {
-  const players: [TestPlayer, TestPlayer] = await Promise.all([signInPlayer(server), signInPlayer(server)]);
-  await Promise.all(players.map((player, i) => enterAtSpawn(player, names?.[i])));
-  return players;
+  return Promise.all([playerAtSpawn(server, names?.[0]), playerAtSpawn(server, names?.[1])]);
 }
 
 /**
