@@ -12,6 +12,7 @@ import { createTestWallet, signInPlayer, startTestServer, type TestPlayer } from
 import { nameOf, playerAtSpawn, tilesInViewOfSpawn } from '../test/support/rules.js';
 import { waitFor } from '../test/support/wait.js';
 import { QUICK, printHeader, spread } from './stats.js';
+import { subscribeChannel } from '../test/support/live.js';
 
 const RUNS = QUICK ? 2 : 5;
 const BLOCKS = 40;
@@ -27,7 +28,7 @@ async function main(): Promise<void> {
     const channel = watcher.client.channel('players').on('postgres_changes' as never, { event: 'DELETE', schema: 'public', table: 'game_players' }, (change: { old: { player_id: string } }) => {
       gone.push(change.old.player_id);
     });
-    await new Promise<void>((resolve) => channel.subscribe((status) => status === 'SUBSCRIBED' && resolve()));
+    await subscribeChannel(channel);
 
     const presenceGone: number[] = [];
     const channelClosed: number[] = [];

@@ -23,6 +23,7 @@ import pg from 'pg';
 import WebSocket from 'ws';
 import { loadKeys, type TokenKeys } from '../server/auth/keys.js';
 import { signInPlayer } from '../test/support/harness.js';
+import { subscribeChannel } from '../test/support/live.js';
 import { enterAtSpawn, nameOf, tilesInViewOfSpawn } from '../test/support/rules.js';
 import { makeDataDir, removeDataDir, startServer, type TestServer as Server } from '../test/support/server.js';
 import { sleep, waitFor } from '../test/support/wait.js';
@@ -173,7 +174,7 @@ async function latency(server: Server, keys: TokenKeys, subscribers: number): Pr
   const channel = receiver.channel('bench-latency').on('postgres_changes', TABLE_BINDING as never, (payload: { new: { x: number; y: number } }) => {
     waiting.get(`${payload.new.x},${payload.new.y}`)?.(performance.now());
   });
-  await new Promise<void>((resolve) => channel.subscribe((status) => status === 'SUBSCRIBED' && resolve()));
+  await subscribeChannel(channel);
   const others = await Promise.all(Array.from({ length: subscribers - 1 }, async () => rawSubscriber(server, await userToken(keys))));
   const database = new pg.Client({ host: join(server.dataDir, 'run'), port: 5432, user: 'postgres', database: 'postgres' });
   database.on('error', () => undefined);

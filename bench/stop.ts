@@ -6,6 +6,7 @@
  */
 import { median, pick, printHeader, round } from './stats.js';
 import { signInPlayer, startTestServer, type TestPlayer } from '../test/support/harness.js';
+import { subscribeChannel } from '../test/support/live.js';
 
 const PLAYERS = pick(250, 50);
 const RUNS = pick(3, 1);
@@ -17,13 +18,12 @@ for (let run = 0; run < RUNS; run++) {
   const players: TestPlayer[] = [];
   for (let i = 0; i < PLAYERS; i += 25) players.push(...(await Promise.all(Array.from({ length: Math.min(25, PLAYERS - i) }, () => signInPlayer(server)))));
   let told = 0;
-  await Promise.all(players.map((player, i) => new Promise<void>((resolve) => {
+  await Promise.all(players.map((player, i) => subscribeChannel(
     player.client.channel(`chat-${i}`)
       .on('postgres_changes', { event: 'INSERT', schema: 'public', table: 'game_chat_messages' }, (change) => {
         if ((change.new as { player_name: string }).player_name === 'SERVER') told++;
-      })
-      .subscribe((status) => status === 'SUBSCRIBED' && resolve());
-  })));
+      }),
+  )));
   const started = performance.now();
   const code = await server.stop();
   const ms = performance.now() - started;

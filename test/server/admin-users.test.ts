@@ -15,6 +15,7 @@ import { startDatabase } from '../../server/db/index.js';
 import { createTestClient, makeDataDir, removeDataDir, signInPlayer, startTestServer, type TestPlayer, type TestServer } from '../support/harness.js';
 import { rawRequest } from '../support/web3-grant.js';
 import { sleep } from '../support/wait.js';
+import { subscribeChannel } from '../support/live.js';
 
 let server: TestServer;
 let dataDir: string;
@@ -254,7 +255,7 @@ test("a password user reads and writes REST and Realtime as authenticated, with 
   const staff = await signedIn(email);
   const inserts: unknown[] = [];
   const channel = staff.channel(`staff-notes-${counter}`).on('postgres_changes', { event: 'INSERT', schema: 'public', table: 'staff_notes' }, (change) => inserts.push(change.new));
-  await new Promise<void>((resolve, reject) => channel.subscribe((status, error) => (status === 'SUBSCRIBED' ? resolve() : status === 'CHANNEL_ERROR' ? reject(error) : undefined)));
+  await subscribeChannel(channel);
 
   const written = await staff.from('staff_notes').insert({ body: 'restock the spawn chest' }).select('owner, email, body');
   assert.is(written.error, null);

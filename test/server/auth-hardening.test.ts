@@ -16,6 +16,7 @@ import { sleep, waitFor } from '../support/wait.js';
 import { createTestClient, signInPlayer, startTestServer, type TestPlayer, type TestServer } from '../support/harness.js';
 import { enterAtSpawn, nameOf } from '../support/rules.js';
 import { rawRequest, type RawResponse } from '../support/web3-grant.js';
+import { subscribeChannel } from '../support/live.js';
 
 const OVER_LIMIT = { code: 'over_request_rate_limit', message: 'Request rate limit reached' };
 
@@ -274,7 +275,7 @@ test('voice clips older than 2 minutes are deleted as new ones come, 10 per inse
   const channel = listener.client
     .channel('voice')
     .on('postgres_changes', { event: 'INSERT', schema: 'public', table: 'game_voice_messages' }, (change) => heard.push(String(change.new.player_name)));
-  await new Promise<void>((resolve, reject) => channel.subscribe((status, error) => (status === 'SUBSCRIBED' ? resolve() : status === 'CHANNEL_ERROR' ? reject(error) : undefined)));
+  await subscribeChannel(channel);
   const speak = () => speaker.client.from('game_voice_messages').insert({ player_id: speaker.address, player_name: nameOf(speaker), audio_data: 'AAAA', x: 0, y: 0 });
   await storeClips(['Old'], '3 minutes');
   await storeClips(['Recent'], '100 seconds');

@@ -11,6 +11,7 @@ import type pg from 'pg';
 import { createTestClient, signInPlayer, startTestServer, type TestPlayer, type TestServer } from '../support/harness.js';
 import { connectAsOperator } from '../support/server.js';
 import { waitFor } from '../support/wait.js';
+import { subscribeChannel } from '../support/live.js';
 
 interface Event {
   type: string;
@@ -34,9 +35,7 @@ async function listen(client: SupabaseClient, name: string): Promise<Event[]> {
     });
   const system: unknown[] = [];
   channel.on('system', {}, (payload: unknown) => system.push(payload));
-  await new Promise<void>((resolve, reject) =>
-    channel.subscribe((status, error) => (status === 'SUBSCRIBED' ? resolve() : status !== 'CLOSED' && reject(error ?? new Error(status)))),
-  );
+  await subscribeChannel(channel);
   await waitFor(() => system.length > 0, { timeout: 5000, interval: 10, message: `${name}: the subscription status` });
   assert.equal((system[0] as { message: string }).message, 'Subscribed to PostgreSQL');
   return events;

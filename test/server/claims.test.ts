@@ -11,6 +11,7 @@ import { connectAsOperator } from '../support/server.js';
 import { signInPlayer, startTestServer, type TestPlayer, type TestServer } from '../support/harness.js';
 import { createRules, enterAtSpawn, nameOf, playerAtSpawn, type Rules } from '../support/rules.js';
 import { sleep } from '../support/wait.js';
+import { subscribeChannel } from '../support/live.js';
 
 let server: TestServer;
 let operator: pg.Client;
@@ -217,7 +218,7 @@ async function listen(p: TestPlayer, topic: string, heard: unknown[]) {
       assert.type(id, 'string');
       heard.push(changes);
     });
-  await new Promise<void>((resolve, reject) => channel.subscribe((status, error) => (status === 'SUBSCRIBED' ? resolve() : status !== 'CLOSED' && reject(error ?? new Error(status)))));
+  await subscribeChannel(channel);
   return channel;
 }
 const mentions = (payload: unknown, id: string) => JSON.stringify(payload).includes(id);

@@ -14,6 +14,7 @@ import { signInPlayer, startTestServer, type TestPlayer, type TestServer } from 
 import { enterAtSpawn } from '../support/rules.js';
 import { sleep, waitFor } from '../support/wait.js';
 import { seededRng, type Rng } from '../support/rng.js';
+import { subscribeChannel } from '../support/live.js';
 
 const SEED = 0x7e55e7a;
 const REST_REQUESTS = 300;
@@ -245,13 +246,11 @@ test(`${WS_FRAMES} seeded WebSocket frames: the server stays up and others keep 
   const r = seededRng(SEED + 1);
   const token = (await fuzzer.client.auth.getSession()).data.session!.access_token;
   const events: unknown[] = [];
-  const subscribed = new Promise<void>((resolve) => {
+  await subscribeChannel(
     bystander.client
       .channel('bystander')
-      .on('postgres_changes', { event: 'INSERT', schema: 'public', table: 'game_chat_messages' }, (change) => events.push(change.new))
-      .subscribe((status) => status === 'SUBSCRIBED' && resolve());
-  });
-  await subscribed;
+      .on('postgres_changes', { event: 'INSERT', schema: 'public', table: 'game_chat_messages' }, (change) => events.push(change.new)),
+  );
   let socket = await openSocket('2.0.0');
   let reopened = 0;
   for (let i = 0; i < WS_FRAMES; i++) {

@@ -14,6 +14,7 @@ import { startCluster, type Cluster } from '../../server/db/cluster.js';
 import { createTestClient, makeDataDir, removeDataDir, signInPlayer, startTestServer, type TestPlayer, type TestServer } from '../support/harness.js';
 import { createRules, enterAtSpawn, nameOf, type Rules } from '../support/rules.js';
 import { HOSTED_PROJECT_SQL, OWNER, OWNER_PASSWORD } from '../support/hosted-project.js';
+import { subscribeChannel } from '../support/live.js';
 
 /** Every migration in supabase/migrations, by version, as the Supabase CLI records them. */
 const migrationVersions = readdirSync('supabase/migrations').filter((name) => name.endsWith('.sql')).map((name) => name.split('_')[0]!).sort();
@@ -163,8 +164,7 @@ test('a chat message reaches a subscribed player over Realtime', async () => {
   const arrived = new Promise<Record<string, unknown>>((resolve) => (received = resolve));
   const channel = bob.client.channel('hosted-like-chat')
     .on('postgres_changes', { event: 'INSERT', schema: 'public', table: 'game_chat_messages' }, (payload) => received(payload.new));
-  await new Promise<void>((resolve, reject) =>
-    channel.subscribe((status, error) => (status === 'SUBSCRIBED' ? resolve() : status !== 'CLOSED' && reject(error ?? new Error(status)))));
+  await subscribeChannel(channel);
   let timer: NodeJS.Timeout | undefined;
   try {
     const sent = await alice.client.from('game_chat_messages').insert({ player_id: alice.address, player_name: nameOf(alice), message: 'live' });

@@ -7,7 +7,7 @@ import parsePrometheusTextFormat from 'parse-prometheus-text-format';
 import { sleep, waitFor } from '../support/wait.js';
 import { freePort } from '../../server/db/cluster.js';
 import { createTestWallet, makeDataDir, postmasterPid, removeDataDir, SERVER_ENTRY, signInPlayer, startTestServer, type TestServer } from '../support/harness.js';
-import { accessToken } from '../support/live.js';
+import { accessToken, subscribeChannel } from '../support/live.js';
 import { connectAsOperator } from '../support/server.js';
 import { enterAtSpawn, playerAtSpawn } from '../support/rules.js';
 import { postWeb3, rawRequest, signedGrant } from '../support/web3-grant.js';
@@ -114,7 +114,7 @@ test('/metrics parses as Prometheus text and its counters move when a player sig
     try {
       await enterAtSpawn(player, 'Metered');
       const channel = player.client.channel('metered').on('postgres_changes', { event: 'INSERT', schema: 'public', table: 'game_blocks' }, () => undefined);
-      await new Promise<void>((resolve) => channel.subscribe((status) => status === 'SUBSCRIBED' && resolve()));
+      await subscribeChannel(channel);
       const placed = await player.client.from('game_blocks').insert({ x: 5, y: 5, block_type: 'stone', player_id: player.address, player_name: 'Metered' });
       assert.is(placed.error, null);
       const refused = await postWeb3(server, await signedGrant(createTestWallet(), { url: 'https://elsewhere.example' }));
@@ -253,7 +253,7 @@ test('SIGTERM with players connected: each sees the SERVER restart line in chat,
         const row = change.new as { player_name: string; message: string };
         seen.push(`${player.address} ${row.player_name}: ${row.message}`);
       });
-    await new Promise<void>((resolve) => channel.subscribe((status) => status === 'SUBSCRIBED' && resolve()));
+    await subscribeChannel(channel);
   }
   const started = performance.now();
   assert.is(await server.stop(), 0);

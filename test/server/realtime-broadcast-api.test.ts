@@ -11,7 +11,7 @@ import type { SupabaseClient } from '@supabase/supabase-js';
 import { createTestClient, signInPlayer, startTestServer, type TestPlayer, type TestServer } from '../support/harness.js';
 import { enterAtSpawn } from '../support/rules.js';
 import { sleep, waitFor } from '../support/wait.js';
-import { accessToken, joinChannel, joinRegion } from '../support/live.js';
+import { accessToken, joinChannel, joinRegion, subscribeChannel } from '../support/live.js';
 
 let server: TestServer;
 let alice: TestPlayer;
@@ -73,7 +73,7 @@ test('httpSend() with bytes delivers them as a binary broadcast; a private chann
   const topic = nextTopic();
   const bytes: unknown[] = [];
   const listener = listenerClient.channel(topic).on('broadcast', { event: 'raw' }, ({ payload }) => bytes.push(payload));
-  await new Promise<void>((resolve) => listener.subscribe((status) => status === 'SUBSCRIBED' && resolve()));
+  await subscribeChannel(listener);
   assert.equal(await senderClient.channel(topic).httpSend('raw', new Uint8Array([1, 2, 3])), { success: true });
   await waitFor(() => bytes.length === 1, { message: 'the bytes' });
   assert.equal([...new Uint8Array(bytes[0] as ArrayBuffer)], [1, 2, 3]);

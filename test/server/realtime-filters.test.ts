@@ -12,6 +12,7 @@ import type { RealtimeChannel } from '@supabase/supabase-js';
 import { connectAsOperator } from '../support/server.js';
 import { waitFor } from '../support/wait.js';
 import { removeDataDir, signInPlayer, startTestServer, type TestPlayer, type TestServer } from '../support/harness.js';
+import { subscribeChannel } from '../support/live.js';
 
 let server: TestServer;
 let operator: pg.Client;
@@ -38,7 +39,7 @@ async function subscribe(filter: string): Promise<Feed> {
       if (id !== BARRIER || filter === '') feed.ids.push(id);
     })
     .on('system', {}, (message: { status: string; message: string }) => feed.system.push(message));
-  await new Promise<void>((resolve, reject) => feed.channel.subscribe((status, error) => (status === 'SUBSCRIBED' ? resolve() : status !== 'CLOSED' && reject(error ?? new Error(status)))));
+  await subscribeChannel(feed.channel);
   await waitFor(() => feed.system.length > 0, { timeout: 3000, interval: 10, message: 'the subscription status' });
   return feed;
 }
@@ -159,7 +160,7 @@ test('select limits record and columns to the chosen columns plus the primary ke
       .channel(`select-${i}`)
       .on('postgres_changes', binding as never, (change: { new: Record<string, unknown> }) => seen.push({ record: change.new }))
       .on('system', {}, (message: { status: string; message: string }) => system[i]!.push(message));
-    await new Promise<void>((resolve) => channel.subscribe((status) => status === 'SUBSCRIBED' && resolve()));
+    await subscribeChannel(channel);
   }
   await waitFor(() => system.every((messages) => messages.length > 0), { timeout: 3000, interval: 10, message: 'the subscription statuses' });
   assert.equal(system.map((messages) => messages[0]!.message), [

@@ -13,7 +13,7 @@ import type { RealtimeChannel, SupabaseClient } from '@supabase/supabase-js';
 import { connectAsOperator } from '../support/server.js';
 import { sleep, waitFor } from '../support/wait.js';
 import { createTestClient, signInPlayer, startTestServer, type TestPlayer, type TestServer } from '../support/harness.js';
-import { accessToken, binaryPush, rawSocket, replyTo, responseOf } from '../support/live.js';
+import { accessToken, binaryPush, rawSocket, replyTo, responseOf, subscribeChannel } from '../support/live.js';
 
 let server: TestServer;
 let operator: pg.Client;
@@ -148,7 +148,7 @@ test('realtime.send_binary() delivers bytes as a binary broadcast; a channel ask
     .channel(topic, { config: { private: true, broadcast: { replication_ready: true } } })
     .on('system', {}, (message: Record<string, unknown>) => system.push(message))
     .on('broadcast', { event: 'bytes' }, (message) => bytes.push(new Uint8Array(message.payload as ArrayBuffer)));
-  await new Promise<void>((resolve) => channel.subscribe((status) => status === 'SUBSCRIBED' && resolve()));
+  await subscribeChannel(channel);
   await waitFor(() => system.length === 1, { message: 'the replication message' });
   assert.equal(system[0], { extension: 'system', status: 'ok', message: 'Replication connection established', channel: topic });
   await sql(`select realtime.send_binary('\\xdeadbeef00ff'::bytea, 'bytes', $1)`, [topic]);
@@ -157,7 +157,7 @@ test('realtime.send_binary() delivers bytes as a binary broadcast; a channel ask
   // The control: a channel that did not ask gets no replication message.
   const quietSystem: unknown[] = [];
   const quiet = alice.client.channel(nextTopic()).on('system', {}, (message: unknown) => quietSystem.push(message));
-  await new Promise<void>((resolve) => quiet.subscribe((status) => status === 'SUBSCRIBED' && resolve()));
+  await subscribeChannel(quiet);
   await settle();
   assert.equal(quietSystem, []);
   await channel.unsubscribe();

@@ -7,7 +7,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createTestClient, signInPlayer, startTestServer, type TestPlayer, type TestServer } from '../support/harness.js';
-import { accessToken, binaryPush, rawSocket, readBroadcast, replyTo, responseOf, type RawSocket } from '../support/live.js';
+import { accessToken, binaryPush, rawSocket, readBroadcast, replyTo, responseOf, subscribeChannel, type RawSocket } from '../support/live.js';
 import { enterAtSpawn } from '../support/rules.js';
 import { sleep, waitFor } from '../support/wait.js';
 
@@ -206,9 +206,7 @@ test('a DELETE is matched on the columns its subscriber is sent: the key on an R
     on('owner any', { event: '*', filter: `player_id=eq.${alice.address}` });
     on('key delete', { event: 'DELETE', filter: 'x=eq.11' });
     on('type insert', { event: 'INSERT', filter: 'block_type=in.(gold,stone)' });
-    await new Promise<void>((resolve, reject) =>
-      channel.subscribe((status, error) => (status === 'SUBSCRIBED' ? resolve() : status !== 'CLOSED' && reject(error ?? new Error(status)))),
-    );
+    await subscribeChannel(channel);
     return { channel, fired };
   };
   const stranger = await listen(anon, 'blocks-anon');

@@ -4,6 +4,7 @@ import { createClient, type RealtimeChannel, type SupabaseClient } from '@supaba
 import WebSocket from 'ws';
 import { createTestClient, signInPlayer, startTestServer, type TestPlayer, type TestServer } from '../support/harness.js';
 import { waitFor } from '../support/wait.js';
+import { subscribeChannel } from '../support/live.js';
 
 let server: TestServer;
 let alice: TestPlayer;
@@ -47,7 +48,7 @@ function push(joinRef: string, ref: string, topic: string, event: string, body: 
 
 async function joined(client: SupabaseClient, name: string, config: Record<string, unknown>, onMessage: (payload: unknown) => void): Promise<RealtimeChannel> {
   const channel = client.channel(name, { config }).on('broadcast', { event: 'pos' }, onMessage);
-  await new Promise<void>((resolve, reject) => channel.subscribe((status, error) => (status === 'SUBSCRIBED' ? resolve() : reject(error ?? new Error(status)))));
+  await subscribeChannel(channel);
   return channel;
 }
 
@@ -130,7 +131,7 @@ test('vsn 1.0.0 clients get object frames for joins, changes and broadcasts', as
     .channel('v1')
     .on('postgres_changes', { event: 'INSERT', schema: 'public', table: 'game_chat_messages' }, (p) => changes.push(p.new));
   // The join is answered once the subscription is live.
-  await new Promise<void>((resolve, reject) => channel.subscribe((status, error) => (status === 'SUBSCRIBED' ? resolve() : reject(error ?? new Error(status)))));
+  await subscribeChannel(channel);
   await alice.client.from('game_chat_messages').insert({ player_id: alice.address, player_name: 'Alice', message: 'v1 works' });
   await waitFor(() => changes.length > 0, { message: 'the change as a vsn 1.0.0 frame' });
   assert.equal(changes.map((c) => c.message), ['v1 works']);

@@ -4,6 +4,7 @@ import type { RealtimeChannel, SupabaseClient } from '@supabase/supabase-js';
 import { createTestClient, signInPlayer, startTestServer, type TestPlayer, type TestServer } from '../support/harness.js';
 import { enterAtSpawn } from '../support/rules.js';
 import { sleep, waitFor } from '../support/wait.js';
+import { subscribeChannel } from '../support/live.js';
 
 type Row = Record<string, unknown>;
 /** A postgres_changes callback payload as realtime-js hands it over. */
@@ -38,9 +39,7 @@ async function subscribe(client: SupabaseClient, bindings: Binding[]): Promise<F
   let ch = client.channel(`rt-test-${++channel}`);
   for (const binding of bindings) ch = ch.on('postgres_changes', binding, (payload) => events.push(payload as unknown as Change));
   ch = ch.on('system', {}, (payload: Row) => system.push(payload));
-  await new Promise<void>((resolve, reject) =>
-    ch.subscribe((status, error) => (status === 'SUBSCRIBED' ? resolve() : status !== 'CLOSED' && reject(error ?? new Error(status)))),
-  );
+  await subscribeChannel(ch);
   await waitFor(() => system.length > 0, { timeout: 2000, interval: 10, message: 'the subscription status' });
   return {
     channel: ch,

@@ -9,6 +9,7 @@ import { isWaterTile, WORLD_SEED } from '../../components/terrain.js';
 import { signInPlayer, startTestServer, type TestPlayer, type TestServer } from '../support/harness.js';
 import { createRules, nameOf } from '../support/rules.js';
 import { waitFor } from '../support/wait.js';
+import { subscribeChannel } from '../support/live.js';
 
 let server: TestServer;
 let rules: ReturnType<typeof createRules>;
@@ -53,7 +54,7 @@ test('cutting the bridge removes the floating blocks in the same transaction, on
   const channel = reader.client
     .channel('bridge')
     .on('postgres_changes', { event: 'DELETE', schema: 'public', table: 'game_blocks' }, (change) => deleted.push(change.old.x as number));
-  await new Promise<void>((resolve) => channel.subscribe((status) => status === 'SUBSCRIBED' && resolve()));
+  await subscribeChannel(channel);
   const end = await builder.client.from('game_blocks').delete().eq('x', LAND + 4).eq('y', ROW).select('x');
   assert.equal(end.data, [{ x: -27 }]);
   assert.equal(await row(), [-31, -30, -29, -28], 'honest: removing the end leaves the rest linked to land');

@@ -14,6 +14,7 @@ import { connectAsOperator } from '../support/server.js';
 import { sleep, waitFor } from '../support/wait.js';
 import { signInPlayer, startTestServer, type TestServer } from '../support/harness.js';
 import { enterRecorded, type RecordedPlayer } from '../support/recorded-player.js';
+import { subscribeChannel } from '../support/live.js';
 
 /** The seeded square: tiles -260..259 by -130..129, every tile but spawn's, 135,175 blocks. */
 const SEED = { x0: -260, x1: 260, y0: -130, y1: 130 };
@@ -130,7 +131,7 @@ test('a client cannot speak on a block topic: only the database does', async ({ 
   const carol = await signInPlayer(server);
   await carol.client.realtime.setAuth();
   const channel = carol.client.channel('blocks:0:0', { config: { private: true, broadcast: { ack: true } } });
-  await new Promise<void>((resolve) => channel.subscribe((status) => status === 'SUBSCRIBED' && resolve()));
+  await subscribeChannel(channel);
   const answer = await channel.send({ type: 'broadcast', event: 'blocks', payload: { c: [], s: [[11, 8, 'diamond', carol.address]] } });
   // Barrier: a real change after the fake one reaches Ann.
   await carol.client.removeChannel(channel);

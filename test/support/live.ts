@@ -27,6 +27,20 @@ export async function joinChannel(client: SupabaseClient, topic: string, config:
   return { channel, status, reason, heard };
 }
 
+/**
+ * Subscribes `channel` and resolves with it once the server confirmed the join; a refused or
+ * timed-out join rejects with its error. What happens after the join (a later close) is the
+ * caller's to watch.
+ */
+export function subscribeChannel(channel: RealtimeChannel): Promise<RealtimeChannel> {
+  return new Promise((resolve, reject) =>
+    channel.subscribe((status, error) => {
+      if (status === 'SUBSCRIBED') resolve(channel);
+      else if (status !== 'CLOSED') reject(error ?? new Error(status));
+    }),
+  );
+}
+
 /** Joins a region topic as the game does (private, no self echo) and expects it to succeed. */
 export async function joinRegion(client: SupabaseClient, topic: string, ack = false): Promise<Joined> {
   const joined = await joinChannel(client, topic, { private: true, broadcast: { self: false, ack } });
