@@ -4,15 +4,15 @@
  * then read and write REST and Realtime as `authenticated`, yet cannot act as a player, having
  * no wallet. Each refusal stands beside the call that succeeds.
  */
-import { stat, readFile } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { suite, test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { decodeJwt } from 'jose';
-import { createClient, type SupabaseClient } from '@supabase/supabase-js';
-import WebSocket from 'ws';
+import type { SupabaseClient } from '@supabase/supabase-js';
 import { startDatabase } from '../../server/db/index.js';
-import { createTestClient, makeDataDir, removeDataDir, signInPlayer, startTestServer, type TestPlayer, type TestServer } from '../support/harness.js';
+import { createServiceClient, createTestClient, makeDataDir, removeDataDir, signInPlayer, startTestServer, type TestPlayer, type TestServer } from '../support/harness.js';
+import { readServiceRoleKey } from '../support/server.js';
 import { rawRequest } from '../support/web3-grant.js';
 import { sleep } from '../support/wait.js';
 import { subscribeChannel } from '../support/live.js';
@@ -51,8 +51,8 @@ test.before(async () => {
     await db.close();
   }
   server = await startTestServer(dataDir);
-  serviceRoleKey = (await readFile(join(dataDir, 'service_role.key'), 'utf8')).trim();
-  admin = createClient(server.url, serviceRoleKey, { auth: { persistSession: false, autoRefreshToken: false }, realtime: { transport: WebSocket as never } });
+  serviceRoleKey = await readServiceRoleKey(server);
+  admin = await createServiceClient(server);
   alice = await signInPlayer(server);
 });
 
@@ -326,8 +326,7 @@ perAddress.after(async ({ server: limited }) => {
 });
 
 perAddress('RATE_LIMIT_WEB3 sign-ins of either kind from one address, then 429 for both before the body is read', async ({ server: limited }) => {
-  const key = (await readFile(join(limited.dataDir, 'service_role.key'), 'utf8')).trim();
-  const limitedAdmin = createClient(limited.url, key, { auth: { persistSession: false, autoRefreshToken: false }, realtime: { transport: WebSocket as never } });
+  const limitedAdmin = await createServiceClient(limited);
   const email = freshEmail();
   assert.is((await limitedAdmin.auth.admin.createUser({ email, password: 'correct horse', email_confirm: true })).error, null);
   const grant = (body: string) => rawRequest(limited, 'POST', '/auth/v1/token?grant_type=password', { apikey: limited.anonKey, 'content-type': 'application/json', ...API_VERSION }, body);

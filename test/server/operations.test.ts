@@ -8,7 +8,7 @@ import { sleep, waitFor } from '../support/wait.js';
 import { freePort } from '../../server/db/cluster.js';
 import { createTestWallet, makeDataDir, postmasterPid, removeDataDir, SERVER_ENTRY, signInPlayer, startTestServer, type TestServer } from '../support/harness.js';
 import { accessToken, subscribeChannel } from '../support/live.js';
-import { connectAsOperator } from '../support/server.js';
+import { connectAsOperator, readServiceRoleKey } from '../support/server.js';
 import { enterAtSpawn, playerAtSpawn } from '../support/rules.js';
 import { postWeb3, rawRequest, signedGrant } from '../support/web3-grant.js';
 
@@ -193,7 +193,7 @@ test('each log line is one JSON object; request lines carry the request id sent 
     await fetch(`${server.url}/auth/v1/token?grant_type=refresh_token`, {
       method: 'POST', headers: { apikey: server.anonKey, 'content-type': 'application/json' }, body: JSON.stringify({ refresh_token: session.refresh_token }),
     });
-    const serviceKey = (await readFile(join(server.dataDir, 'service_role.key'), 'utf8')).trim();
+    const serviceKey = await readServiceRoleKey(server);
     await fetch(`${server.url}/auth/v1/admin/users`, { headers: { apikey: serviceKey, authorization: `Bearer ${serviceKey}` } });
     await waitFor(() => server.output().includes('trace-42'), { message: 'the traced request logged' });
 

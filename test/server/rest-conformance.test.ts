@@ -6,8 +6,7 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { connectAsOperator } from '../support/server.js';
-import { makeDataDir, removeDataDir, startTestServer, type TestPlayer, type TestServer } from '../support/harness.js';
+import { removeDataDir, startTestServerAfter, type TestPlayer, type TestServer } from '../support/harness.js';
 import { playerAtSpawn } from '../support/rules.js';
 
 let server: TestServer;
@@ -45,13 +44,7 @@ const PROBES = `
   grant select on probe.notes to authenticated;`;
 
 test.before(async () => {
-  const dataDir = await makeDataDir();
-  const setup = await startTestServer(dataDir);
-  const operator = await connectAsOperator(setup);
-  await operator.query(PROBES);
-  await operator.end();
-  await setup.stop();
-  server = await startTestServer(dataDir, { PGRST_DB_SCHEMAS: 'public,probe' });
+  server = await startTestServerAfter(PROBES, { PGRST_DB_SCHEMAS: 'public,probe' });
   alice = await playerAtSpawn(server, 'Alice');
   const { error } = await alice.client.from('game_blocks').insert(BLOCKS.map((b) => ({ ...b, player_id: alice.address, player_name: 'Alice' })));
   assert.is(error, null);

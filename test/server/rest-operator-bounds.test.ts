@@ -9,7 +9,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { connectAsOperator } from '../support/server.js';
 import { waitFor } from '../support/wait.js';
-import { makeDataDir, removeDataDir, signInPlayer, startTestServer, type TestPlayer, type TestServer } from '../support/harness.js';
+import { removeDataDir, signInPlayer, startTestServerAfter, type TestPlayer, type TestServer } from '../support/harness.js';
 import { playerAtSpawn } from '../support/rules.js';
 
 let server: TestServer;
@@ -37,13 +37,7 @@ const PROBES = `
 const CLIP = 'QUJD'.repeat(1000);
 
 test.before(async () => {
-  const dataDir = await makeDataDir();
-  const setup = await startTestServer(dataDir);
-  const operator = await connectAsOperator(setup);
-  await operator.query(PROBES);
-  await operator.end();
-  await setup.stop();
-  server = await startTestServer(dataDir);
+  server = await startTestServerAfter(PROBES);
   alice = await playerAtSpawn(server, 'Alice');
   const clip = await alice.client.from('game_voice_messages').insert({ player_id: alice.address, player_name: 'Alice', audio_data: CLIP, x: 1, y: 1 });
   assert.is(clip.error, null);

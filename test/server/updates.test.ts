@@ -3,15 +3,12 @@
  * upsert) a client that read the source could send, refused with its exact error or replaced
  * by the server's value, beside the honest update or upsert that still works.
  */
-import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
-import { createClient, type SupabaseClient } from '@supabase/supabase-js';
+import type { SupabaseClient } from '@supabase/supabase-js';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import WebSocket from 'ws';
 import { isWaterTile, WORLD_SEED } from '../../components/terrain.js';
-import { signInPlayer, startTestServer, type TestPlayer, type TestServer } from '../support/harness.js';
-import { createRules, enterAtSpawn, nameOf, playerAtSpawn, type Rules, tilesInViewOfSpawn } from '../support/rules.js';
+import { createServiceClient, signInPlayer, startTestServer, type TestPlayer, type TestServer } from '../support/harness.js';
+import { createRules, enterAtSpawn, nameOf, playerAtSpawn, tilesInViewOfSpawn, type Rules } from '../support/rules.js';
 
 let server: TestServer;
 let service: SupabaseClient;
@@ -28,8 +25,7 @@ const LONE_WATER = -28;
 
 test.before(async () => {
   server = await startTestServer();
-  const serviceKey = (await readFile(join(server.dataDir, 'service_role.key'), 'utf8')).trim();
-  service = createClient(server.url, serviceKey, { auth: { persistSession: false, autoRefreshToken: false }, realtime: { transport: WebSocket as never } });
+  service = await createServiceClient(server);
   [reader, builder, mason, walker] = await Promise.all([signInPlayer(server), signInPlayer(server), signInPlayer(server), signInPlayer(server)]);
   rules = createRules(reader);
   await Promise.all([enterAtSpawn(mason), enterAtSpawn(walker)]);

@@ -2,7 +2,7 @@ import { generateKeyPairSync, sign, type KeyObject } from 'node:crypto';
 import { getBase58Decoder } from '@solana/web3.js';
 import { createClient, type SupabaseClient } from '@supabase/supabase-js';
 import WebSocket from 'ws';
-import { startServer, type TestServer } from './server.js';
+import { connectAsOperator, makeDataDir, readServiceRoleKey, startServer, type TestServer } from './server.js';
 
 export { makeDataDir, postmasterPid, removeDataDir, SERVER_ENTRY, TEST_RATE_LIMIT_WEB3, type TestServer } from './server.js';
 
@@ -12,6 +12,21 @@ export { makeDataDir, postmasterPid, removeDataDir, SERVER_ENTRY, TEST_RATE_LIMI
  */
 export function startTestServer(dataDir?: string, env: Record<string, string> = {}): Promise<TestServer> {
   return startServer({ dataDir, env });
+}
+
+/**
+ * A server on a new DATA_DIR whose database first ran `sql` as the superuser (probe tables and
+ * functions a suite reads), then restarted with `env` so that it starts on that schema. Its
+ * DATA_DIR stays after `stop()`: remove it with {@link removeDataDir}.
+ */
+export async function startTestServerAfter(sql: string, env: Record<string, string> = {}): Promise<TestServer> {
+  const dataDir = await makeDataDir();
+  const setup = await startTestServer(dataDir);
+  const operator = await connectAsOperator(setup);
+  await operator.query(sql);
+  await operator.end();
+  await setup.stop();
+  return startTestServer(dataDir, env);
 }
 
 /** What a test may put between a client and the server: its HTTP requests and its socket. */
@@ -27,6 +42,11 @@ export function createTestClient(server: Pick<TestServer, 'url' | 'anonKey'>, wi
     realtime: { transport: (wiring.transport ?? WebSocket) as never },
     ...(wiring.fetch ? { global: { fetch: wiring.fetch } } : {}),
   });
+}
+
+/** A supabase-js client for `server` with its service_role key ({@link readServiceRoleKey}) instead of the anon key. */
+export async function createServiceClient(server: Pick<TestServer, 'url' | 'dataDir'>): Promise<SupabaseClient> {
+  return createTestClient({ url: server.url, anonKey: await readServiceRoleKey(server) });
 }
 
 /** A Solana wallet backed by a real ed25519 key, with the interface auth-js calls. */

@@ -136,6 +136,11 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
   };
 }
 
+/** The service_role API key the server wrote to its DATA_DIR (it bypasses row level security: for set-up and checks only). */
+export async function readServiceRoleKey(server: Pick<TestServer, 'dataDir'>): Promise<string> {
+  return (await readFile(join(server.dataDir, 'service_role.key'), 'utf8')).trim();
+}
+
 /**
  * A `pg` client connected as the database superuser to the PostgreSQL that `server` runs on its
  * Unix socket in DATA_DIR/run: for tests that set up what only an operator can (aging a row,
