@@ -8,24 +8,18 @@
  *     bytes, and the median of the runs.
  */
 import { execFile } from 'node:child_process';
-import { readFileSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { connectAsOperator, makeDataDir, removeDataDir, startServer } from '../test/support/server.js';
 import { sleep } from '../test/support/wait.js';
+import { cpuSeconds } from './processes.js';
 import { median, pick, printHeader, round } from './stats.js';
 
 const run = promisify(execFile);
 const BLOCKS = pick(1_000_000, 100_000);
 const RUNS = pick(3, 1);
 const WINDOW_S = pick(60, 20);
-const TICKS_PER_SECOND = 100;
-
-/** CPU seconds the process has used so far. */
-function cpuSeconds(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
-}
 
 async function windowCpu(pid: number, seconds: number, each?: () => Promise<unknown>): Promise<number> {
   const start = cpuSeconds(pid);
