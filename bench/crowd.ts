@@ -24,7 +24,7 @@ import { createTestWallet, makeDataDir, removeDataDir, signInPlayer, startTestSe
 import { startHeadlessPlayer, type HeadlessPlayer } from '../test/support/headless-player.js';
 import { cpuSeconds, pssMb, serverPids } from './processes.js';
 import { seedPresence } from './seed.js';
-import { percentile, pick, printHeader, round } from './stats.js';
+import { percentile, pick, printHeader, printRow, round } from './stats.js';
 import { sleep, waitFor } from '../test/support/wait.js';
 
 const argument = (name: string, fallback: number) => {
@@ -53,7 +53,6 @@ const ARRIVALS_PER_SECOND = 50;
 /** Pixels between two spread players: more than two regions, so none hears another. */
 const SPREAD_GAP_PX = 3 * 1024;
 
-const print = (row: Record<string, unknown>) => console.log(JSON.stringify(row));
 /** Pins `pid` and all its threads to `cores` (a taskset list); false where taskset is missing. */
 function pin(pid: number, cores: string): boolean {
   try {
@@ -376,7 +375,7 @@ async function runCase(
       }
     }
     const cpuCores = (cpuAfter - cpuBefore) / SECONDS;
-    print({
+    printRow({
       bench: 'crowd',
       case: name,
       players: count,

@@ -35,6 +35,7 @@ import { spawn } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import WebSocket from 'ws';
 import { signInPlayer, type TestPlayer } from '../test/support/harness.js';
+import { accessToken } from '../test/support/live.js';
 import { enterAtSpawn, nameOf, tilesInViewOfSpawn } from '../test/support/rules.js';
 import { makeDataDir, removeDataDir, startServer, type TestServer as Server } from '../test/support/server.js';
 import { sleep, waitFor } from '../test/support/wait.js';
@@ -96,11 +97,6 @@ async function replySocket(server: Server): Promise<{ ws: WebSocket; request(fra
     if (frame[3] === 'phx_reply') replies.get(String(frame[1]))?.(frame[4]);
   });
   return { ws, request: (frame) => request(ws, frame, replies) };
-}
-
-async function accessToken(player: TestPlayer): Promise<string> {
-  const { data } = await player.client.auth.getSession();
-  return data.session!.access_token;
 }
 
 /**

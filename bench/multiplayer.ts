@@ -16,7 +16,7 @@ import { twoPlayersInWorld } from '../test/support/enter-world.js';
 import { createTestWallet, makeDataDir, removeDataDir, signInPlayer, startTestServer, type TestServer } from '../test/support/harness.js';
 import { startHeadlessPlayer, type HeadlessPlayer } from '../test/support/headless-player.js';
 import { seedPresence } from './seed.js';
-import { median, percentile, pick, printHeader, round, spread } from './stats.js';
+import { median, percentile, pick, printHeader, printRow, round, spread } from './stats.js';
 import { sleep } from '../test/support/wait.js';
 
 const PLACEMENTS = pick(25, 8);
@@ -25,8 +25,6 @@ const POSE_SECONDS = pick(4, 2);
 const GROUPS = 5;
 const GROUP_SIZE = 10;
 const INTEREST_SECONDS = pick(6, 3);
-
-const print = (row: Record<string, unknown>) => console.log(JSON.stringify(row));
 
 /** Two browsers in the world; the first places blocks, the second times when each appears. */
 async function placementLatency(server: TestServer): Promise<void> {
@@ -78,7 +76,7 @@ async function placementLatency(server: TestServer): Promise<void> {
     const latencies = Object.entries(placedAt)
       .filter(([key]) => seen[key])
       .map(([key, at]) => seen[key]! - at);
-    print({
+    printRow({
       bench: 'multiplayer',
       case: 'placement',
       placements: targets.length,
@@ -126,7 +124,7 @@ async function poseRate(server: TestServer): Promise<void> {
     rates.push(listener.posesHeard / POSE_SECONDS);
     await Promise.all([mover.session.close(), listener.session.close()]);
   }
-  print({ bench: 'multiplayer', case: 'pose-rate', runs: POSE_RUNS, hz: spread(rates), keyframeSteps: POSE_KEYFRAME_STEPS });
+  printRow({ bench: 'multiplayer', case: 'pose-rate', runs: POSE_RUNS, hz: spread(rates), keyframeSteps: POSE_KEYFRAME_STEPS });
 }
 
 /**
@@ -159,7 +157,7 @@ async function interest(): Promise<void> {
     const inbound = walkers.map((w) => w.posesHeard / INTEREST_SECONDS);
     // A walker sends a keyframe every POSE_KEYFRAME_STEPS steps of 16 ms, plus an event per turn.
     const sentPerPlayer = 1000 / (POSE_KEYFRAME_STEPS * 16);
-    print({
+    printRow({
       bench: 'multiplayer',
       case: 'interest',
       players: walkers.length,

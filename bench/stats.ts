@@ -38,6 +38,11 @@ export function printHeader(bench: string, plan: RunPlan): void {
   console.log(JSON.stringify({ bench, case: 'machine', ...machine(), quick: QUICK, ...plan }));
 }
 
+/** Prints one figure of a benchmark as a JSON line. */
+export function printRow(row: Record<string, unknown>): void {
+  console.log(JSON.stringify(row));
+}
+
 /** The `p`-th percentile (0-100) of `values`, nearest rank; NaN when empty. */
 export function percentile(values: readonly number[], p: number): number {
   const sorted = [...values].sort((a, b) => a - b);

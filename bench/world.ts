@@ -29,7 +29,7 @@ import { makeDataDir, removeDataDir, signInPlayer, startTestServer, type ClientW
 import { startHeadlessPlayer } from '../test/support/headless-player.js';
 import { sleep, waitFor } from '../test/support/wait.js';
 import { cpuSeconds, serverPids } from './processes.js';
-import { median, pick, printHeader, QUICK, round } from './stats.js';
+import { median, pick, printHeader, printRow, QUICK, round } from './stats.js';
 
 const argument = (name: string, fallback: string) => {
   const at = process.argv.indexOf(name);
@@ -40,7 +40,6 @@ const LISTENERS = Number(argument('--listeners', String(pick(1000, 200))));
 const ENTER_RUNS = pick(5, 3);
 const WALK_SECONDS = pick(30, 10);
 const CHANGES = pick(200, 60);
-const print = (row: Record<string, unknown>) => console.log(JSON.stringify(row));
 /** 100 builders' wallets (44 characters, as real ones), so rows weigh what real rows weigh. */
 const OWNERS = Array.from({ length: 100 }, (_, i) => `Builder${String(i).padStart(3, '0')}${'x'.repeat(34)}`);
 const typeAt = (x: number, y: number) => BLOCK_TYPES[(((x * 7 + y * 3) % 16) + 16) % 16]!;
@@ -90,7 +89,7 @@ async function seed(blocks: number): Promise<{ dataDir: string; half: number }> 
       );
       return rows[0]!;
     });
-    print({ bench: 'world', case: 'seed', blocks: row.n, seconds: round(seconds, 1), table_mb: round(Number(row.table_mb), 1), database_mb: round(Number(row.database_mb), 1) });
+    printRow({ bench: 'world', case: 'seed', blocks: row.n, seconds: round(seconds, 1), table_mb: round(Number(row.table_mb), 1), database_mb: round(Number(row.database_mb), 1) });
   } finally {
     await db.close();
   }
@@ -137,7 +136,7 @@ async function enterAndWalk(server: TestServer, blocks: number, half: number): P
     if (run < ENTER_RUNS - 1) await headless.session.close();
     else await walk(headless, blocks, half);
   }
-  print({ bench: 'world', case: 'enter', blocks, runs: ENTER_RUNS, view_complete_ms: round(median(times), 0), received_kb: round(median(received) / 1024, 1) });
+  printRow({ bench: 'world', case: 'enter', blocks, runs: ENTER_RUNS, view_complete_ms: round(median(times), 0), received_kb: round(median(received) / 1024, 1) });
 }
 
 async function walk(headless: Awaited<ReturnType<typeof startHeadlessPlayer>>, blocks: number, half: number): Promise<void> {
@@ -156,7 +155,7 @@ async function walk(headless: Awaited<ReturnType<typeof startHeadlessPlayer>>, b
   const walked = headless.pose.x - 16;
   await headless.session.close();
   missing.sort((a, b) => a - b);
-  print({
+  printRow({
     bench: 'world', case: 'walk', blocks, seconds: WALK_SECONDS, walked_px: walked, samples: missing.length,
     missing_mean_pct: round((100 * missing.reduce((a, b) => a + b, 0)) / missing.length, 3),
     missing_max_pct: round(100 * missing.at(-1)!, 2), most_chunks_held: mostChunks,
@@ -229,7 +228,7 @@ async function page(baseUrl: string, blocks: number, half: number): Promise<void
     await tab.keyboard.up('KeyD');
     const heap = await cdp.send('Runtime.getHeapUsage');
     const jsHeap = await tab.evaluate(() => (performance as unknown as { memory: { usedJSHeapSize: number } }).memory.usedJSHeapSize);
-    print({
+    printRow({
       bench: 'world', case: 'page', blocks, view_complete_ms: round(viewMs, 0), received_kb: round(enterKb, 1),
       walk_seconds: WALK_SECONDS, missing_mean_pct: round((100 * missing.reduce((a, b) => a + b, 0)) / missing.length, 3),
       missing_max_pct: round(100 * Math.max(...missing), 2), heap_mb: round(heap.usedSize / 1048576, 1), js_heap_mb: round(jsHeap / 1048576, 1),
@@ -304,7 +303,7 @@ async function spread(server: TestServer, blocks: number, half: number): Promise
   const seconds = (performance.now() - started) / 1000;
   const cores = (cpu() - cpuBefore) / seconds;
   clearInterval(pump);
-  print({
+  printRow({
     bench: 'world', case: 'spread', blocks, listeners: LISTENERS, changes, frames, frames_per_change: round(frames / changes, 2),
     changes_per_second: round(changes / seconds, 1), server_cpu_cores: round(cores, 2), idle_server_cpu_cores: round(idleCores, 2),
   });

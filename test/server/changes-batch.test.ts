@@ -11,7 +11,7 @@ import type pg from 'pg';
 import { createTestClient, signInPlayer, startTestServer, type TestPlayer, type TestServer } from '../support/harness.js';
 import { connectAsOperator } from '../support/server.js';
 import { waitFor } from '../support/wait.js';
-import { subscribeChannel } from '../support/live.js';
+import { subscribeChannel, userIdOf } from '../support/live.js';
 
 interface Event {
   type: string;
@@ -41,11 +41,6 @@ async function listen(client: SupabaseClient, name: string): Promise<Event[]> {
   return events;
 }
 
-async function userId(player: TestPlayer): Promise<string> {
-  const { data } = await player.client.auth.getSession();
-  return data.session!.user.id;
-}
-
 test.before(async () => {
   server = await startTestServer();
   operator = await connectAsOperator(server);
@@ -69,7 +64,7 @@ test.after(async () => {
 });
 
 test('one transaction of changes reaches each reader with exactly its rows, in commit order', async () => {
-  const [aliceId, bobId] = [await userId(alice), await userId(bob)];
+  const [aliceId, bobId] = [await userIdOf(alice), await userIdOf(bob)];
   const aliceFeed = await listen(alice.client, 'notes-alice');
   // A second channel with the same claims shares alice's visibility check and must see the same.
   const aliceAgain = await listen(alice.client, 'notes-alice-again');

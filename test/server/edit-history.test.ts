@@ -8,14 +8,12 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { readRemovals, restorableInView } from '../../net/restorable.js';
 import { signInPlayer, startTestServer, type TestPlayer, type TestServer } from '../support/harness.js';
-import { enterAtSpawn, nameOf } from '../support/rules.js';
+import { blockRow, enterAtSpawn } from '../support/rules.js';
 
 let server: TestServer;
 let alice: TestPlayer;
 let bob: TestPlayer;
 let carol: TestPlayer;
-
-const block = (p: TestPlayer, x: number, y: number, blockType = 'stone') => ({ x, y, block_type: blockType, player_id: p.address, player_name: nameOf(p) });
 
 /** Every player stands at spawn with a fresh presence row: building needs one, and a view around it. */
 async function present(): Promise<void> {
@@ -34,7 +32,7 @@ test.after(async () => {
 });
 
 test('each insert, update and delete is recorded with its actor, before and after', async () => {
-  assert.is((await alice.client.from('game_blocks').insert(block(alice, -10, -8, 'wood'))).error, null);
+  assert.is((await alice.client.from('game_blocks').insert(blockRow(alice, -10, -8, 'wood'))).error, null);
   assert.is((await alice.client.from('game_blocks').update({ block_type: 'gold' }).eq('x', -10).eq('y', -8)).error, null);
   assert.is((await bob.client.from('game_blocks').delete().eq('x', -10).eq('y', -8)).error, null);
   const { data, error } = await alice.client
@@ -62,13 +60,13 @@ test('a player reads only the history about themselves; nobody writes it', async
 });
 
 test('restore: Alice sees what Bob removed in view and puts back only the empty tiles', async () => {
-  for (const x of [5, 6, 7]) assert.is((await alice.client.from('game_blocks').insert(block(alice, x, 3, 'brick'))).error, null);
-  assert.is((await alice.client.from('game_blocks').insert(block(alice, -11, 3, 'brick'))).error, null);
+  for (const x of [5, 6, 7]) assert.is((await alice.client.from('game_blocks').insert(blockRow(alice, x, 3, 'brick'))).error, null);
+  assert.is((await alice.client.from('game_blocks').insert(blockRow(alice, -11, 3, 'brick'))).error, null);
   for (const x of [5, 6, 7, -11]) assert.is((await bob.client.from('game_blocks').delete().eq('x', x).eq('y', 3)).error, null);
   // The block at x = -11 lies outside the view around tile (6, 3) that Alice restores in.
   // Bob builds his own block into one of the holes; Alice removes one of her own blocks herself.
-  assert.is((await bob.client.from('game_blocks').insert(block(bob, 7, 3, 'dirt'))).error, null);
-  assert.is((await alice.client.from('game_blocks').insert(block(alice, 8, 3))).error, null);
+  assert.is((await bob.client.from('game_blocks').insert(blockRow(bob, 7, 3, 'dirt'))).error, null);
+  assert.is((await alice.client.from('game_blocks').insert(blockRow(alice, 8, 3))).error, null);
   assert.is((await alice.client.from('game_blocks').delete().eq('x', 8).eq('y', 3)).error, null);
   const occupied = new Set(['7,3']);
   const removals = await readRemovals(alice.client, alice.address, Date.now());
@@ -77,7 +75,7 @@ test('restore: Alice sees what Bob removed in view and puts back only the empty 
     { x: 5, y: 3, blockType: 'brick' },
     { x: 6, y: 3, blockType: 'brick' },
   ]);
-  for (const { x, y, blockType } of found) assert.is((await alice.client.from('game_blocks').insert(block(alice, x, y, blockType))).error, null);
+  for (const { x, y, blockType } of found) assert.is((await alice.client.from('game_blocks').insert(blockRow(alice, x, y, blockType))).error, null);
   const { data } = await alice.client.from('game_blocks').select('x,player_id').eq('y', 3).order('x');
   assert.equal(data, [
     { x: 5, player_id: alice.address },
@@ -87,16 +85,16 @@ test('restore: Alice sees what Bob removed in view and puts back only the empty 
 });
 
 test('refusals: a restore as another player, into an occupied tile, and beyond the rate limit', async () => {
-  const asAlice = await bob.client.from('game_blocks').insert(block(alice, 9, 3, 'brick'));
+  const asAlice = await bob.client.from('game_blocks').insert(blockRow(alice, 9, 3, 'brick'));
   assert.is(asAlice.error?.code, '42501');
-  const intoBob = await alice.client.from('game_blocks').insert(block(alice, 7, 3, 'brick'));
+  const intoBob = await alice.client.from('game_blocks').insert(blockRow(alice, 7, 3, 'brick'));
   assert.is(intoBob.error?.code, '23505');
-  const overBob = await alice.client.from('game_blocks').upsert(block(alice, 7, 3, 'brick'));
+  const overBob = await alice.client.from('game_blocks').upsert(blockRow(alice, 7, 3, 'brick'));
   assert.is(overBob.error?.code, '42501');
   const { data } = await alice.client.from('game_blocks').select('block_type,player_id').eq('x', 7).eq('y', 3);
   assert.equal(data, [{ block_type: 'dirt', player_id: bob.address }]);
   // Carol's bucket holds 40 blocks; a restore of 45 in one request is refused as a whole.
-  const many = Array.from({ length: 45 }, (_, i) => block(carol, -7 + (i % 15), 6 + Math.floor(i / 15), 'stone'));
+  const many = Array.from({ length: 45 }, (_, i) => blockRow(carol, -7 + (i % 15), 6 + Math.floor(i / 15), 'stone'));
   const flood = await carol.client.from('game_blocks').insert(many);
   assert.is(flood.status, 429);
   assert.is(flood.error?.code, 'TS429');

@@ -12,7 +12,7 @@ import { runOps } from '../../scripts/ops.js';
 import { connectAsOperator } from '../support/server.js';
 import { sleep, waitFor } from '../support/wait.js';
 import { createTestWallet, signInPlayer, startTestServer, type TestPlayer, type TestServer, type TestWallet } from '../support/harness.js';
-import { enterAtSpawn, nameOf } from '../support/rules.js';
+import { blockRow, enterAtSpawn, nameOf } from '../support/rules.js';
 
 let server: TestServer;
 let operatorWallet: TestWallet;
@@ -21,7 +21,6 @@ let alice: TestPlayer;
 let bob: TestPlayer;
 let carol: TestPlayer;
 
-const block = (p: TestPlayer, x: number, y: number, blockType = 'stone') => ({ x, y, block_type: blockType, player_id: p.address, player_name: nameOf(p) });
 const clip = (p: TestPlayer) => ({ player_id: p.address, player_name: nameOf(p), audio_data: 'AAAA', x: 0, y: 0 });
 
 /** Subscribes `client` to inserts (or every event) of `table` and collects the rows. */
@@ -97,7 +96,7 @@ test('a report carries the reported wallet\'s chat and nearby edits; limits and 
   for (const message of ['first line', 'go away']) {
     assert.is((await bob.client.from('game_chat_messages').insert({ player_id: bob.address, player_name: nameOf(bob), message })).error, null);
   }
-  assert.is((await bob.client.from('game_blocks').insert(block(bob, 9, 4, 'dirt'))).error, null);
+  assert.is((await bob.client.from('game_blocks').insert(blockRow(bob, 9, 4, 'dirt'))).error, null);
   const made = await alice.client
     .from('game_reports')
     .insert({ reporter_id: alice.address, reported_id: bob.address, reason: 'harassment', note: 'keeps insulting me', status: 'resolved', context: { fake: true } })
@@ -160,11 +159,11 @@ test('non-operators: no tile history, rollback, undo, ban, report resolution or 
 test('inspect a tile, preview a rollback, roll back live, skip what others built on, undo', async () => {
   // Alice's wall; Bob removes two of its blocks and places three of his own; Carol then builds
   // on one of the tiles Bob emptied.
-  for (const x of [3, 4, 5]) assert.is((await alice.client.from('game_blocks').insert(block(alice, x, -6, 'brick'))).error, null);
+  for (const x of [3, 4, 5]) assert.is((await alice.client.from('game_blocks').insert(blockRow(alice, x, -6, 'brick'))).error, null);
   const before = new Date(Date.now() - 1000).toISOString();
   for (const x of [3, 4]) assert.is((await bob.client.from('game_blocks').delete().eq('x', x).eq('y', -6)).error, null);
-  for (const x of [6, 7, 8]) assert.is((await bob.client.from('game_blocks').insert(block(bob, x, -6, 'dirt'))).error, null);
-  assert.is((await carol.client.from('game_blocks').insert(block(carol, 4, -6, 'glass'))).error, null);
+  for (const x of [6, 7, 8]) assert.is((await bob.client.from('game_blocks').insert(blockRow(bob, x, -6, 'dirt'))).error, null);
+  assert.is((await carol.client.from('game_blocks').insert(blockRow(carol, 4, -6, 'glass'))).error, null);
 
   const history = await op.client.rpc('tile_history', { x: 4, y: -6 });
   assert.is(history.error, null);
@@ -220,7 +219,7 @@ test('a chat ban refuses chat and voice only; lifting it lets the wallet speak',
   assert.is(chat.error?.message, 'banned from chat and voice: spam links');
   assert.is(chat.status, 403);
   assert.is((await carol.client.from('game_voice_messages').insert(clip(carol))).error?.code, '42501');
-  assert.is((await carol.client.from('game_blocks').insert(block(carol, -9, 5))).error, null);
+  assert.is((await carol.client.from('game_blocks').insert(blockRow(carol, -9, 5))).error, null);
   // The banned wallet reads its own ban, so the game can say why.
   assert.is((await carol.client.from('game_bans').select('reason')).data![0]!.reason, 'spam links');
   assert.is((await op.client.from('game_bans').delete().eq('player_id', carol.address)).error, null);

@@ -13,7 +13,7 @@ import type { RealtimeChannel, SupabaseClient } from '@supabase/supabase-js';
 import { connectAsOperator } from '../support/server.js';
 import { sleep, waitFor } from '../support/wait.js';
 import { createTestClient, signInPlayer, startTestServer, type TestPlayer, type TestServer } from '../support/harness.js';
-import { accessToken, binaryPush, rawSocket, replyTo, responseOf, subscribeChannel } from '../support/live.js';
+import { accessToken, binaryPush, rawSocket, replyTo, responseOf, subscribeChannel, userIdOf } from '../support/live.js';
 
 let server: TestServer;
 let operator: pg.Client;
@@ -55,16 +55,11 @@ async function listen(client: SupabaseClient, topic: string, config: Record<stri
   return { channel, status, reason, heard };
 }
 
-async function userId(player: TestPlayer): Promise<string> {
-  const { data } = await player.client.auth.getSession();
-  return data.session!.user.id;
-}
-
 /** Lets `reader` read (and write) `extension` messages of `topic`; `persist` also lets it store broadcasts. */
 async function grant(reader: TestPlayer, topic: string, extension: 'broadcast' | 'presence', persist = false): Promise<void> {
   await operator.query('insert into room_access.members (topic, member, extension, persist) values ($1, $2, $3, $4)', [
     topic,
-    await userId(reader),
+    await userIdOf(reader),
     extension,
     persist,
   ]);

@@ -7,6 +7,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { RealtimeChannel, SupabaseClient } from '@supabase/supabase-js';
 import { createTestClient, makeDataDir, removeDataDir, signInPlayer, startTestServer, type TestPlayer, type TestServer } from '../support/harness.js';
+import { accessToken } from '../support/live.js';
 import { rawRequest, type RawResponse } from '../support/web3-grant.js';
 import { sleep } from '../support/wait.js';
 
@@ -23,10 +24,6 @@ test.after(async () => {
   await server.stop();
   await removeDataDir(dataDir);
 });
-
-async function accessToken(player: TestPlayer): Promise<string> {
-  return (await player.client.auth.getSession()).data.session!.access_token;
-}
 
 function userWith(token: string): Promise<RawResponse> {
   return rawRequest(server, 'GET', '/auth/v1/user', { apikey: server.anonKey, authorization: `Bearer ${token}` });

@@ -8,7 +8,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { isWaterTile, WORLD_SEED } from '../../components/terrain.js';
 import { createServiceClient, signInPlayer, startTestServer, type TestPlayer, type TestServer } from '../support/harness.js';
-import { createRules, enterAtSpawn, nameOf, playerAtSpawn, tilesInViewOfSpawn, type Rules } from '../support/rules.js';
+import { blockRow, createRules, enterAtSpawn, nameOf, playerAtSpawn, tilesInViewOfSpawn, type Rules } from '../support/rules.js';
 
 let server: TestServer;
 let service: SupabaseClient;
@@ -35,8 +35,6 @@ test.after(async () => {
   await server.stop();
 });
 
-const block = (p: TestPlayer, x: number, y: number, blockType = 'stone') => ({ x, y, block_type: blockType, player_id: p.address, player_name: nameOf(p) });
-
 /** Stands `p` at pixel (x, y) as the server's own record (as if it had walked there). */
 async function standAt(p: TestPlayer, x: number, y: number) {
   const { error } = await service.from('game_players').upsert({ player_id: p.address, player_name: nameOf(p), x, y }, { onConflict: 'player_id' });
@@ -53,9 +51,9 @@ test('the shore is where terrain.ts says it is', () => {
 
 test('game_blocks: a block is never moved onto a lone water tile; in place it still changes', async () => {
   await standAt(builder, (LAND + 2) * 32, ROW * 32 + 16);
-  assert.is((await builder.client.from('game_blocks').insert(block(builder, LAND, ROW, 'wood'))).error, null, 'honest: on land');
+  assert.is((await builder.client.from('game_blocks').insert(blockRow(builder, LAND, ROW, 'wood'))).error, null, 'honest: on land');
   await rules.refused('placing on the lone water tile', 'game_blocks',
-    () => builder.client.from('game_blocks').insert(block(builder, LONE_WATER, ROW)), '23514', 400, /^blocks on water need a neighbouring block that leads to land$/);
+    () => builder.client.from('game_blocks').insert(blockRow(builder, LONE_WATER, ROW)), '23514', 400, /^blocks on water need a neighbouring block that leads to land$/);
   await rules.refused('moving the land block onto it', 'game_blocks',
     () => builder.client.from('game_blocks').update({ x: LONE_WATER }).eq('x', LAND).eq('y', ROW), '23514', 400, moved(LAND, ROW, LONE_WATER, ROW));
   await rules.refused('moving it there with a new type too', 'game_blocks',
@@ -85,9 +83,9 @@ test('game_blocks: a block out of view is not pulled into view, changed or remov
 });
 
 test("game_blocks: an in-place upsert works; the owner and another's block cannot be taken", async () => {
-  const placed = await mason.client.from('game_blocks').insert(block(mason, 4, 4)).select('created_at').single();
+  const placed = await mason.client.from('game_blocks').insert(blockRow(mason, 4, 4)).select('created_at').single();
   assert.is(placed.error, null, JSON.stringify(placed.error));
-  const upsert = await mason.client.from('game_blocks').upsert({ ...block(mason, 4, 4, 'gold'), created_at: '2000-01-01T00:00:00Z' }, { onConflict: 'x,y' }).select('x, y, block_type, created_at');
+  const upsert = await mason.client.from('game_blocks').upsert({ ...blockRow(mason, 4, 4, 'gold'), created_at: '2000-01-01T00:00:00Z' }, { onConflict: 'x,y' }).select('x, y, block_type, created_at');
   assert.is(upsert.error, null, JSON.stringify(upsert.error));
   assert.equal(upsert.data, [{ x: 4, y: 4, block_type: 'gold', created_at: placed.data!.created_at }]);
   await rules.refused('handing the block to another wallet', 'game_blocks',
@@ -102,7 +100,7 @@ test("game_blocks: an in-place upsert works; the owner and another's block canno
 test('game_blocks: every changed block takes a token from the blocks rate', async () => {
   const painter = await playerAtSpawn(server);
   const tiles = tilesInViewOfSpawn().slice(0, 30);
-  assert.is((await painter.client.from('game_blocks').insert(tiles.map(({ x, y }) => block(painter, x, y)))).error, null);
+  assert.is((await painter.client.from('game_blocks').insert(tiles.map(({ x, y }) => blockRow(painter, x, y)))).error, null);
   // 30 of the burst of 40 are spent: changing all 30 needs more than the 10 left (and 8 per second).
   const flood = await painter.client.from('game_blocks').update({ block_type: 'gold' }).eq('player_id', painter.address);
   assert.is(flood.status, 429);

@@ -48,6 +48,13 @@ export async function joinRegion(client: SupabaseClient, topic: string, ack = fa
   return joined;
 }
 
+/** The player's user id (`auth.uid()` in policies), read from its session. */
+export async function userIdOf(player: TestPlayer): Promise<string> {
+  const { data } = await player.client.auth.getSession();
+  if (!data.session) throw new Error('not signed in');
+  return data.session.user.id;
+}
+
 /** The player's access token, as supabase-js sends it in `phx_join`. */
 export async function accessToken(player: TestPlayer): Promise<string> {
   const { data } = await player.client.auth.getSession();

@@ -27,6 +27,9 @@ const ORDER: Record<string, string> = {
 /** Each wallet's own name: a name is held by one wallet. */
 export const nameOf = (p: TestPlayer) => `P${p.address.slice(0, 8)}`;
 
+/** A game_blocks row as the client inserts it: `blockType` (stone unless given) at tile (x, y), placed by `p` under its {@link nameOf}. */
+export const blockRow = (p: TestPlayer, x: number, y: number, blockType = 'stone') => ({ x, y, block_type: blockType, player_id: p.address, player_name: nameOf(p) });
+
 /** The rule helpers for one server, reading tables through `reader` (which never writes). */
 export function createRules(reader: TestPlayer) {
   const positions = new Map<string, { x: number; y: number }>();
