@@ -25,8 +25,9 @@ import pg from 'pg';
 import { from as copyFrom, to as copyTo } from 'pg-copy-streams';
 import { advanceSequences } from '../db/import-pglite.js';
 
-/** The archive format's name and version in its header. */
+/** The archive format's name in its header. */
 export const ARCHIVE_FORMAT = 'tessera-backup';
+/** The archive format's version in its header; a restore refuses any other. */
 export const ARCHIVE_VERSION = 1;
 /** The auth tables a world needs: who the players are, their sessions, and which signed messages were used. */
 export const AUTH_TABLES = ['auth.users', 'auth.identities', 'auth.sessions', 'auth.refresh_tokens', 'auth.revoked_sessions', 'auth.web3_used_messages'];
