@@ -294,3 +294,21 @@ export function longFunctions(source: ts.SourceFile, limit: number): LongFunctio
   visit(source);
   return found;
 }
+
+/**
+ * The exported statements of `source` with no JSDoc block (`/** ... *\/`) right before them, as
+ * `file:line name`. Re-exports (`export { ... } from`) are not declarations and are skipped.
+ */
+export function undocumentedExports(source: ts.SourceFile): string[] {
+  const found: string[] = [];
+  for (const statement of source.statements) {
+    if (ts.isExportDeclaration(statement) || ts.isExportAssignment(statement)) continue;
+    const modifiers = ts.canHaveModifiers(statement) ? ts.getModifiers(statement) : undefined;
+    if (!modifiers?.some((modifier) => modifier.kind === ts.SyntaxKind.ExportKeyword)) continue;
+    const leading = source.text.slice(statement.getFullStart(), statement.getStart(source));
+    if (leading.includes('/**')) continue;
+    const line = source.getLineAndCharacterOfPosition(statement.getStart(source)).line + 1;
+    found.push(`${source.fileName}:${line} ${statement.getText(source).split('\n')[0]!.slice(0, 60)}`);
+  }
+  return found;
+}

@@ -8,6 +8,7 @@ import {
   longFunctions,
   parseModule,
   sourceFiles,
+  undocumentedExports,
   type ImportEdge,
 } from '../support/architecture.js';
 
@@ -99,6 +100,16 @@ test('layers point one way: components <- systems, net <- src; the server takes 
 
 test(`no function in server/ or net/ is over ${MAX_FUNCTION_LINES} lines without a reason beside it`, () => {
   assertNone(lengthOffences());
+});
+
+test('every export of the product (components, systems, net, src, server) has JSDoc', () => {
+  const files = sourceFiles(['components', 'systems', 'net', 'src', 'server']);
+  assertNone(files.flatMap((file) => undocumentedExports(parseModule(file)).map((where) => ({ where }))));
+});
+
+test('an export without JSDoc is found; a documented one and a re-export are not', () => {
+  const source = parseModule('sample.ts', '/** Documented. */\nexport const a = 1;\nexport const b = 2;\nexport { a as c };\n');
+  assert.equal(undocumentedExports(source), ['sample.ts:3 export const b = 2;']);
 });
 
 test('a cycle is reported once, from its first module round to it, shortest first; an acyclic graph has none', () => {
