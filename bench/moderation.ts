@@ -82,3 +82,5 @@ async function main(): Promise<void> {
 }
 
 await main();
+// The banned players' clients keep retrying their sockets against the stopped server.
+process.exit(0);
