@@ -10,10 +10,8 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { bootstrap } from '../server/db/bootstrap.js';
-import { startCluster, type ClusterConnection } from '../server/db/cluster.js';
-import { migrate } from '../server/db/migrate.js';
-import { openPool } from '../server/db/pool.js';
+import type pg from 'pg';
+import { startDatabase } from '../server/db/index.js';
 import type { Database, Queryable } from '../server/db/types.js';
 
 /** Where the generated schema is kept, from the repository's root. */
@@ -344,26 +342,19 @@ export async function dumpSchema(db: Database): Promise<string> {
 }
 
 /**
- * Starts a throwaway PostgreSQL cluster in a new temporary folder, applies what a hosted project
- * has before any migration (server/db/bootstrap.ts) and the migrations in `migrationsDir`, runs
- * `fn` on it (its superuser connection given too, for a second database), then stops the cluster
- * and removes the folder.
+ * Starts a throwaway database in a new temporary folder as the server starts its own
+ * (`startDatabase`: the cluster, what a hosted project has before any migration, and the
+ * migrations in `migrationsDir`), runs `fn` on it (its superuser connection given too, for a
+ * second database), then stops it and removes the folder.
  */
-export async function withMigratedDatabase<T>(migrationsDir: string, fn: (db: Database, connection: ClusterConnection) => Promise<T>): Promise<T> {
+export async function withMigratedDatabase<T>(migrationsDir: string, fn: (db: Database, connection: pg.ClientConfig) => Promise<T>): Promise<T> {
   const dir = await mkdtemp(join(tmpdir(), 'tessera-schema-'));
   try {
-    const cluster = await startCluster(dir);
+    const db = await startDatabase({ dataDir: dir, migrationsDir, poolSize: 2 });
     try {
-      const db = openPool(cluster.connection, 2, (error) => console.error(`schema: ${error.message}`));
-      try {
-        await bootstrap(db);
-        await migrate(db, migrationsDir);
-        return await fn(db, cluster.connection);
-      } finally {
-        await db.close();
-      }
+      return await fn(db, db.connection);
     } finally {
-      await cluster.stop();
+      await db.close();
     }
   } finally {
     await rm(dir, { recursive: true, force: true, maxRetries: 5 });
