@@ -167,6 +167,20 @@ async function measure(server: Server, bystander: string, flood: () => Promise<(
   return { before, peak, after, p95: percentile(times, 95), max: Math.max(...times), reads: times.length, cpu };
 }
 
+/** The figures every flood case prints: memory against the idle server and the bystander's reads, medians over `runs`. */
+function floodFigures(runs: ReadonlyArray<Awaited<ReturnType<typeof measure>>>, idle: number) {
+  const med = (pick: (r: (typeof runs)[number]) => number) => round(median(runs.map(pick)));
+  return {
+    idle_rss_mb: round(idle),
+    rss_before_mb: med((r) => r.before),
+    rss_peak_mb: med((r) => r.peak),
+    rss_after_mb: med((r) => r.after),
+    rest_p95_ms: med((r) => r.p95),
+    rest_reads: med((r) => r.reads),
+    within_targets: runs.every((r) => r.peak <= idle + 150 && r.p95 < 50),
+  };
+}
+
 /** 5,000 joins on one socket, which then stops reading while a player poses on its channels for 3 s. */
 function channelsFlood(server: Server, poser: TestPlayer) {
   return async () => {
@@ -413,15 +427,9 @@ try {
         bench: 'floods',
         case: name,
         runs: RUNS,
-        idle_rss_mb: round(idle),
-        rss_before_mb: med((r) => r.before),
-        rss_peak_mb: med((r) => r.peak),
-        rss_after_mb: med((r) => r.after),
-        rest_p95_ms: med((r) => r.p95),
+        ...floodFigures(runs, idle),
         rest_max_ms: med((r) => r.max),
-        rest_reads: med((r) => r.reads),
         server_cpu_ms: med((r) => r.cpu),
-        within_targets: runs.every((r) => r.peak <= idle + 150 && r.p95 < 50),
       }),
     );
   }
@@ -506,23 +514,7 @@ if (restFloods.length > 0) {
     for (const [name, path] of restFloods) {
       const runs: Array<Awaited<ReturnType<typeof measure>>> = [];
       for (let run = 0; run < RUNS; run++) runs.push(await measure(restServer, bystanderToken, restFlood(restServer, strangerToken, name, path, seconds)));
-      const med = (pickFigure: (r: (typeof runs)[number]) => number) => round(median(runs.map(pickFigure)));
-      console.log(
-        JSON.stringify({
-          bench: 'floods',
-          case: name,
-          runs: RUNS,
-          world_blocks: WORLD_BLOCKS,
-          clips: CLIPS,
-          idle_rss_mb: round(idle),
-          rss_before_mb: med((r) => r.before),
-          rss_peak_mb: med((r) => r.peak),
-          rss_after_mb: med((r) => r.after),
-          rest_p95_ms: med((r) => r.p95),
-          rest_reads: med((r) => r.reads),
-          within_targets: runs.every((r) => r.peak <= idle + 150 && r.p95 < 50),
-        }),
-      );
+      console.log(JSON.stringify({ bench: 'floods', case: name, runs: RUNS, world_blocks: WORLD_BLOCKS, clips: CLIPS, ...floodFigures(runs, idle) }));
     }
   } finally {
     await restServer.stop();
