@@ -721,6 +721,34 @@ begin
 end $function$;
 
 --
+-- Name: delete_claims(ids uuid[]); Type: FUNCTION; Schema: game_private; Owner: -
+--
+
+CREATE FUNCTION game_private.delete_claims(ids uuid[])
+ RETURNS jsonb
+ LANGUAGE plpgsql
+ SECURITY DEFINER
+ SET search_path TO ''
+AS $function$
+declare
+  saved text := game_private.act_as_server();
+  gone jsonb;
+begin
+  -- Every part of the statement sees the rows as they were before it: the members are still there.
+  with removed as (
+    delete from public.game_claims c where c.id = any(ids)
+    returning c.id, c.owner_id, c.owner_name, c.x1, c.y1, c.x2, c.y2, c.created_at
+  )
+  select coalesce(jsonb_agg(jsonb_build_object('id', r.id, 'owner_id', r.owner_id, 'owner_name', r.owner_name,
+           'x1', r.x1, 'y1', r.y1, 'x2', r.x2, 'y2', r.y2, 'created_at', r.created_at,
+           'members', (select count(*) from public.game_claim_members m where m.claim_id = r.id))
+         order by r.created_at, r.id), '[]')
+    into gone from removed r;
+  perform set_config('request.jwt.claims', saved, true);
+  return gone;
+end $function$;
+
+--
 -- Name: drop_lapsed_claims(); Type: FUNCTION; Schema: game_private; Owner: -
 --
 
@@ -1154,6 +1182,32 @@ CREATE FUNCTION game_private.refuse_log_change()
 AS $function$
 begin
   raise exception 'the operators'' log is append-only' using errcode = '42501';
+end $function$;
+
+--
+-- Name: release_banned_land(); Type: FUNCTION; Schema: game_private; Owner: -
+--
+
+CREATE FUNCTION game_private.release_banned_land()
+ RETURNS trigger
+ LANGUAGE plpgsql
+ SECURITY DEFINER
+ SET search_path TO ''
+AS $function$
+declare
+  saved text := game_private.act_as_server();
+  untrusted integer;
+  gone jsonb;
+begin
+  with removed as (delete from public.game_claim_members m where m.player_id = new.player_id returning 1)
+  select count(*) into untrusted from removed;
+  perform set_config('request.jwt.claims', saved, true);
+  gone := game_private.delete_claims(array(select c.id from public.game_claims c where c.owner_id = new.player_id));
+  if untrusted > 0 or jsonb_array_length(gone) > 0 then
+    perform game_private.log_op(new."by", 'release_claims', new.player_id,
+      jsonb_build_object('claims', gone, 'trusts', untrusted));
+  end if;
+  return null;
 end $function$;
 
 --
@@ -1634,6 +1688,114 @@ begin
 end $function$;
 
 --
+-- Name: ops_inspect_claim(claim_id uuid); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.ops_inspect_claim(claim_id uuid)
+ RETURNS jsonb
+ LANGUAGE plpgsql
+ SECURITY DEFINER
+ SET search_path TO ''
+AS $function$
+declare
+  operator text := game_private.require_operator('inspect claims');
+  claim public.game_claims;
+  ban public.game_bans;
+begin
+  select * into claim from public.game_claims c where c.id = claim_id;
+  if not found then
+    raise exception 'no claim %', claim_id using errcode = 'P0002';
+  end if;
+  perform game_private.log_op(operator, 'inspect_claim', claim.owner_id, jsonb_build_object('claim', claim_id));
+  ban := game_private.active_ban(claim.owner_id, 'play');
+  return to_jsonb(claim) || jsonb_build_object(
+    'holds', public.claim_holds(claim.owner_id),
+    'owner_last_present', (select p.at from game_private.last_positions p where p.player_id = claim.owner_id),
+    'owner_ban', case when ban.player_id is null then null
+                      else jsonb_build_object('scope', ban.scope, 'reason', ban.reason, 'until', ban.until) end,
+    'blocks', (select count(*) from public.game_blocks b
+               where b.x between claim.x1 and claim.x2 and b.y between claim.y1 and claim.y2),
+    'owner_blocks', (select count(*) from public.game_blocks b
+                     where b.x between claim.x1 and claim.x2 and b.y between claim.y1 and claim.y2
+                       and b.player_id = claim.owner_id),
+    'members', coalesce((select jsonb_agg(jsonb_build_object('player_id', m.player_id, 'player_name', m.player_name,
+                                                             'added_at', m.added_at) order by m.added_at, m.player_id)
+                         from (select g.player_id, h.player_name, g.added_at
+                               from public.game_claim_members g
+                               left join public.game_held_names h on h.player_id = g.player_id
+                               where g.claim_id = ops_inspect_claim.claim_id
+                               order by g.added_at, g.player_id limit 100) m), '[]'));
+end $function$;
+
+--
+-- Name: ops_list_claims(owner text, x integer, y integer, radius integer, before_created timestamp with time zone, before_id uuid, page_size integer); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.ops_list_claims(owner text DEFAULT NULL::text, x integer DEFAULT NULL::integer, y integer DEFAULT NULL::integer, radius integer DEFAULT NULL::integer, before_created timestamp with time zone DEFAULT NULL::timestamp with time zone, before_id uuid DEFAULT NULL::uuid, page_size integer DEFAULT 50)
+ RETURNS TABLE(id uuid, owner_id text, owner_name text, x1 integer, y1 integer, x2 integer, y2 integer, created_at timestamp with time zone, members integer, holds boolean)
+ LANGUAGE plpgsql
+ SECURITY DEFINER
+ SET search_path TO ''
+AS $function$
+#variable_conflict use_column
+declare
+  operator text := game_private.require_operator('list claims');
+begin
+  if page_size is null or page_size < 1 or page_size > 200 then
+    raise exception 'a page lists 1 to 200 claims' using errcode = '23514';
+  end if;
+  if (x is null) <> (y is null) or (x is null) <> (radius is null) then
+    raise exception 'an area names x, y and radius' using errcode = '23514';
+  end if;
+  if radius < 0 or radius > 5000 then
+    raise exception 'the radius is 0 to 5000 tiles' using errcode = '23514';
+  end if;
+  if (before_created is null) <> (before_id is null) then
+    raise exception 'a page starts after both before_created and before_id' using errcode = '23514';
+  end if;
+  perform game_private.log_op(operator, 'list_claims', ops_list_claims.owner, jsonb_strip_nulls(jsonb_build_object(
+    'x', ops_list_claims.x, 'y', ops_list_claims.y, 'radius', radius, 'before_created', before_created, 'before_id', before_id)));
+  return query
+    select c.id, c.owner_id, c.owner_name, c.x1, c.y1, c.x2, c.y2, c.created_at,
+           (select count(*)::integer from public.game_claim_members m where m.claim_id = c.id),
+           public.claim_holds(c.owner_id)
+    from public.game_claims c
+    where (ops_list_claims.owner is null or c.owner_id = ops_list_claims.owner)
+      -- No claim is wider than 100 tiles: x1 is within 99 tiles left of the area (the index on x1, y1).
+      and (ops_list_claims.x is null or (c.x1 between ops_list_claims.x - radius - 99 and ops_list_claims.x + radius
+           and c.x2 >= ops_list_claims.x - radius and c.y1 <= ops_list_claims.y + radius and c.y2 >= ops_list_claims.y - radius))
+      and (before_created is null or (c.created_at, c.id) < (before_created, before_id))
+    order by c.created_at desc, c.id desc
+    limit page_size;
+end $function$;
+
+--
+-- Name: ops_remove_claim(claim_id uuid, reason text); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.ops_remove_claim(claim_id uuid, reason text)
+ RETURNS jsonb
+ LANGUAGE plpgsql
+ SECURITY DEFINER
+ SET search_path TO ''
+AS $function$
+declare
+  operator text := game_private.require_operator('remove claims');
+  gone jsonb;
+begin
+  if reason is null or char_length(btrim(reason)) = 0 or char_length(reason) > 200 or reason ~ '[[:cntrl:]]' then
+    raise exception 'a removal names a reason of 1 to 200 characters' using errcode = '23514';
+  end if;
+  gone := game_private.delete_claims(array[claim_id]);
+  if jsonb_array_length(gone) = 0 then
+    raise exception 'no claim %', claim_id using errcode = 'P0002';
+  end if;
+  perform game_private.log_op(operator, 'remove_claim', gone -> 0 ->> 'owner_id',
+    jsonb_build_object('claim', gone -> 0, 'reason', reason));
+  return gone -> 0;
+end $function$;
+
+--
 -- Name: player_name_key(name text); Type: FUNCTION; Schema: public; Owner: -
 --
 
@@ -1663,6 +1825,40 @@ begin
     when name ~ '[\u200e\u200f\u202a-\u202e\u2066-\u2069]' then 'Names cannot contain direction controls.'
     when name ~ '[\u200b-\u200d\u2060\ufeff]' then 'Names cannot contain invisible characters.'
   end;
+end $function$;
+
+--
+-- Name: rollback_edits(wallet text, since timestamp with time zone, x integer, y integer, radius integer, claims text, dry_run boolean); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.rollback_edits(wallet text, since timestamp with time zone, x integer, y integer, radius integer, claims text, dry_run boolean DEFAULT false)
+ RETURNS jsonb
+ LANGUAGE plpgsql
+ SECURITY DEFINER
+ SET search_path TO ''
+AS $function$
+declare
+  operator text := game_private.require_operator('roll back edits');
+  result jsonb;
+  ids uuid[];
+  gone jsonb;
+begin
+  if claims is null or claims not in ('none', 'window', 'all') then
+    raise exception 'claims is none, window or all' using errcode = '23514';
+  end if;
+  result := public.rollback_edits(wallet, since, x, y, radius, dry_run);
+  ids := array(select c.id from public.game_claims c
+               where c.owner_id = rollback_edits.wallet and claims <> 'none'
+                 and (claims = 'all' or c.created_at >= rollback_edits.since));
+  if dry_run then
+    return result || jsonb_build_object('claims', cardinality(ids));
+  end if;
+  gone := game_private.delete_claims(ids);
+  if jsonb_array_length(gone) > 0 then
+    perform game_private.log_op(operator, 'rollback_claims', wallet, jsonb_build_object(
+      'rollback', result -> 'id', 'claims_scope', claims, 'since', since, 'claims', gone));
+  end if;
+  return result || jsonb_build_object('claims', jsonb_array_length(gone));
 end $function$;
 
 --
@@ -2451,6 +2647,12 @@ CREATE INDEX game_claim_members_player_idx ON public.game_claim_members USING bt
 CREATE INDEX game_claims_corner_idx ON public.game_claims USING btree (x1, y1);
 
 --
+-- Name: game_claims_created_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX game_claims_created_idx ON public.game_claims USING btree (created_at DESC, id DESC);
+
+--
 -- Name: game_claims_owner_idx; Type: INDEX; Schema: public; Owner: -
 --
 
@@ -2509,6 +2711,12 @@ CREATE INDEX game_voice_messages_created_at_idx ON public.game_voice_messages US
 --
 
 CREATE TRIGGER game_bans_apply AFTER INSERT OR DELETE OR UPDATE ON public.game_bans FOR EACH ROW EXECUTE FUNCTION game_private.apply_ban();
+
+--
+-- Name: game_bans game_bans_release_land; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER game_bans_release_land AFTER INSERT OR UPDATE ON public.game_bans FOR EACH ROW WHEN (((new.scope = 'play'::text) AND (new.until IS NULL))) EXECUTE FUNCTION game_private.release_banned_land();
 
 --
 -- Name: game_bans game_bans_stamp; Type: TRIGGER; Schema: public; Owner: -
@@ -3374,6 +3582,12 @@ REVOKE EXECUTE ON FUNCTION game_private.claim_tiles_used(wallet text) FROM PUBLI
 REVOKE EXECUTE ON FUNCTION game_private.count_blocks() FROM PUBLIC;
 
 --
+-- Name: FUNCTION delete_claims(ids uuid[]); Type: ACL; Schema: game_private; Owner: -
+--
+
+REVOKE EXECUTE ON FUNCTION game_private.delete_claims(ids uuid[]) FROM PUBLIC;
+
+--
 -- Name: FUNCTION elevation_at(tile_x integer, tile_y integer); Type: ACL; Schema: game_private; Owner: -
 --
 
@@ -3541,6 +3755,30 @@ GRANT EXECUTE ON FUNCTION public.is_valid_appearance(a jsonb) TO authenticated;
 GRANT EXECUTE ON FUNCTION public.is_valid_appearance(a jsonb) TO service_role;
 
 --
+-- Name: FUNCTION ops_inspect_claim(claim_id uuid); Type: ACL; Schema: public; Owner: -
+--
+
+REVOKE EXECUTE ON FUNCTION public.ops_inspect_claim(claim_id uuid) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION public.ops_inspect_claim(claim_id uuid) TO authenticated;
+GRANT EXECUTE ON FUNCTION public.ops_inspect_claim(claim_id uuid) TO service_role;
+
+--
+-- Name: FUNCTION ops_list_claims(owner text, x integer, y integer, radius integer, before_created timestamp with time zone, before_id uuid, page_size integer); Type: ACL; Schema: public; Owner: -
+--
+
+REVOKE EXECUTE ON FUNCTION public.ops_list_claims(owner text, x integer, y integer, radius integer, before_created timestamp with time zone, before_id uuid, page_size integer) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION public.ops_list_claims(owner text, x integer, y integer, radius integer, before_created timestamp with time zone, before_id uuid, page_size integer) TO authenticated;
+GRANT EXECUTE ON FUNCTION public.ops_list_claims(owner text, x integer, y integer, radius integer, before_created timestamp with time zone, before_id uuid, page_size integer) TO service_role;
+
+--
+-- Name: FUNCTION ops_remove_claim(claim_id uuid, reason text); Type: ACL; Schema: public; Owner: -
+--
+
+REVOKE EXECUTE ON FUNCTION public.ops_remove_claim(claim_id uuid, reason text) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION public.ops_remove_claim(claim_id uuid, reason text) TO authenticated;
+GRANT EXECUTE ON FUNCTION public.ops_remove_claim(claim_id uuid, reason text) TO service_role;
+
+--
 -- Name: FUNCTION player_name_key(name text); Type: ACL; Schema: public; Owner: -
 --
 
@@ -3565,6 +3803,14 @@ GRANT EXECUTE ON FUNCTION public.player_name_problem(name text) TO service_role;
 REVOKE EXECUTE ON FUNCTION public.resolve_report(report_id bigint, outcome text) FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION public.resolve_report(report_id bigint, outcome text) TO authenticated;
 GRANT EXECUTE ON FUNCTION public.resolve_report(report_id bigint, outcome text) TO service_role;
+
+--
+-- Name: FUNCTION rollback_edits(wallet text, since timestamp with time zone, x integer, y integer, radius integer, claims text, dry_run boolean); Type: ACL; Schema: public; Owner: -
+--
+
+REVOKE EXECUTE ON FUNCTION public.rollback_edits(wallet text, since timestamp with time zone, x integer, y integer, radius integer, claims text, dry_run boolean) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION public.rollback_edits(wallet text, since timestamp with time zone, x integer, y integer, radius integer, claims text, dry_run boolean) TO authenticated;
+GRANT EXECUTE ON FUNCTION public.rollback_edits(wallet text, since timestamp with time zone, x integer, y integer, radius integer, claims text, dry_run boolean) TO service_role;
 
 --
 -- Name: FUNCTION rollback_edits(wallet text, since timestamp with time zone, x integer, y integer, radius integer, dry_run boolean); Type: ACL; Schema: public; Owner: -
