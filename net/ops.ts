@@ -52,6 +52,9 @@ export interface TileEdit {
   created_at: string;
 }
 
+/** Which of the wallet's claims a rollback removes: none, those made since its `since`, or all. */
+export type RollbackClaims = 'none' | 'window' | 'all';
+
 /** What rollback_edits is asked. */
 export interface RollbackRequest {
   wallet: string;
@@ -59,6 +62,8 @@ export interface RollbackRequest {
   x: number;
   y: number;
   radius: number;
+  /** The wallet's claims to remove too; 'none' unless given. */
+  claims?: RollbackClaims;
 }
 
 /** What rollback_edits answers: the rollback's id (null for a preview) and its counts. */
@@ -68,7 +73,46 @@ export interface RollbackResult {
   removed: number;
   restored: number;
   skipped: number;
+  /** Claims removed (or, in a preview, that would be). */
+  claims: number;
 }
+
+/** A claim as ops_list_claims lists it: lapsed ones too (`holds` false). */
+export interface OpsClaim {
+  id: string;
+  owner_id: string;
+  owner_name: string;
+  x1: number;
+  y1: number;
+  x2: number;
+  y2: number;
+  created_at: string;
+  /** How many wallets the owner trusts on it. */
+  members: number;
+  holds: boolean;
+}
+
+/** Which claims ops_list_claims lists: of one owner, meeting a square around a tile, after a row of the page before. */
+export interface ClaimFilter {
+  owner?: string;
+  area?: { x: number; y: number; radius: number };
+  /** The last row of the page before: the page goes on after it. */
+  after?: Pick<OpsClaim, 'id' | 'created_at'>;
+  /** Rows a page holds, 1-200; 50 unless given. */
+  pageSize?: number;
+}
+
+/** One claim as ops_inspect_claim shows it. */
+export interface ClaimDetails extends Omit<OpsClaim, 'members'> {
+  owner_last_present: string | null;
+  owner_ban: { scope: BanScope; reason: string; until: string | null } | null;
+  blocks: number;
+  owner_blocks: number;
+  members: { player_id: string; player_name: string | null; added_at: string }[];
+}
+
+/** A claim an operator removed, as ops_remove_claim answers it. */
+export type RemovedClaim = Omit<OpsClaim, 'holds'>;
 
 /** A row of the operators' log. */
 export interface OpsLogEntry {
@@ -124,9 +168,34 @@ export async function tileHistory(db: SupabaseClient, x: number, y: number): Pro
   return must(await db.rpc('tile_history', { x, y })) as TileEdit[];
 }
 
-/** Rolls back (or, with `dryRun`, previews rolling back) a wallet's edits. */
+/** Rolls back (or, with `dryRun`, previews rolling back) a wallet's edits, and the claims `request.claims` names. */
 export async function rollback(db: SupabaseClient, request: RollbackRequest, dryRun: boolean): Promise<RollbackResult> {
-  return must(await db.rpc('rollback_edits', { ...request, dry_run: dryRun })) as RollbackResult;
+  return must(await db.rpc('rollback_edits', { ...request, claims: request.claims ?? 'none', dry_run: dryRun })) as RollbackResult;
+}
+
+/** One page of claims, newest first ({@link ClaimFilter}). */
+export async function listClaims(db: SupabaseClient, filter: ClaimFilter = {}): Promise<OpsClaim[]> {
+  return must(
+    await db.rpc('ops_list_claims', {
+      owner: filter.owner ?? null,
+      x: filter.area?.x ?? null,
+      y: filter.area?.y ?? null,
+      radius: filter.area?.radius ?? null,
+      before_created: filter.after?.created_at ?? null,
+      before_id: filter.after?.id ?? null,
+      page_size: filter.pageSize ?? 50,
+    }),
+  ) as OpsClaim[];
+}
+
+/** Claim `id` with its owner's state, its blocks and its trusted wallets. */
+export async function inspectClaim(db: SupabaseClient, id: string): Promise<ClaimDetails> {
+  return must(await db.rpc('ops_inspect_claim', { claim_id: id })) as ClaimDetails;
+}
+
+/** Removes claim `id` for `reason`; resolves to the claim removed. */
+export async function removeClaim(db: SupabaseClient, id: string, reason: string): Promise<RemovedClaim> {
+  return must(await db.rpc('ops_remove_claim', { claim_id: id, reason })) as RemovedClaim;
 }
 
 /** Undoes rollback `id`. */

@@ -10,8 +10,11 @@
  *   reports [--status open|resolved|dismissed]
  *   resolve ID [--dismiss]
  *   history X Y
- *   rollback WALLET --x X --y Y [--radius 32] [--minutes 30 | --since ISO] [--apply]
+ *   rollback WALLET --x X --y Y [--radius 32] [--minutes 30 | --since ISO] [--claims none|window|all] [--apply]
  *   undo ID
+ *   claims [--owner WALLET] [--x X --y Y --radius R] [--limit 50] [--after CURSOR]
+ *   claim ID
+ *   remove-claim ID --reason "..."
  *   log [--limit 50]
  */
 import { readFile } from 'node:fs/promises';
@@ -20,7 +23,26 @@ import { parseArgs } from 'node:util';
 import { createClient, type SupabaseClient } from '@supabase/supabase-js';
 import WebSocket from 'ws';
 import { SERVICE_ROLE_KEY_FILE } from '../server/auth/keys.js';
-import { ban, listBans, listReports, readLog, resolveReport, rollback, tileHistory, undoRollback, unban, type BanScope, type Report } from '../net/ops.js';
+import {
+  ban,
+  inspectClaim,
+  listBans,
+  listClaims,
+  listReports,
+  readLog,
+  removeClaim,
+  resolveReport,
+  rollback,
+  tileHistory,
+  undoRollback,
+  unban,
+  type BanScope,
+  type ClaimDetails,
+  type ClaimFilter,
+  type OpsClaim,
+  type Report,
+  type RollbackClaims,
+} from '../net/ops.js';
 
 const USAGE = `usage: npm run ops -- <command>
   ban WALLET --reason "..." [--until ISO | --hours N] [--scope play|chat]
@@ -29,8 +51,11 @@ const USAGE = `usage: npm run ops -- <command>
   reports [--status open|resolved|dismissed]
   resolve ID [--dismiss]
   history X Y
-  rollback WALLET --x X --y Y [--radius 32] [--minutes 30 | --since ISO] [--apply]   (a preview without --apply)
+  rollback WALLET --x X --y Y [--radius 32] [--minutes 30 | --since ISO] [--claims none|window|all] [--apply]   (a preview without --apply)
   undo ID
+  claims [--owner WALLET] [--x X --y Y --radius R] [--limit 50] [--after CURSOR]
+  claim ID
+  remove-claim ID --reason "..."
   log [--limit 50]`;
 
 /** The service-role client for the server this shell runs beside. */
@@ -57,6 +82,40 @@ const reportLine = (r: Report) =>
   `#${r.id} ${r.status} ${r.created_at} ${r.reported_id} (${r.context.reported_name ?? '?'}) for ${r.reason} by ${r.reporter_id}` +
   `${r.note ? ` "${r.note}"` : ''}; ${r.context.chat.length} chat lines, ${r.context.edits.length} edits`;
 
+const rect = (c: Pick<OpsClaim, 'x1' | 'y1' | 'x2' | 'y2'>) => `${c.x1},${c.y1}..${c.x2},${c.y2} (${c.x2 - c.x1 + 1}x${c.y2 - c.y1 + 1})`;
+
+/** A page of claims, one a line, and the cursor of the next page when the page is full. */
+function claimLines(claims: OpsClaim[], pageSize: number): string {
+  if (claims.length === 0) return 'no claims';
+  const lines = claims.map((c) => `${c.id} ${c.owner_name} (${c.owner_id}) ${rect(c)} ${c.members} trusted ${c.holds ? 'holds' : 'lapsed'} since ${c.created_at}`);
+  const last = claims[claims.length - 1]!;
+  if (claims.length === pageSize) lines.push(`next page: --after ${last.created_at},${last.id}`);
+  return lines.join('\n');
+}
+
+const claimDetails = (c: ClaimDetails) =>
+  [
+    `${c.id} ${c.owner_name} (${c.owner_id}) ${rect(c)} since ${c.created_at}: ${c.holds ? 'holds' : 'lapsed'}`,
+    `owner last present ${c.owner_last_present ?? 'never'}${c.owner_ban ? `, banned from ${c.owner_ban.scope} ${c.owner_ban.until ? `until ${c.owner_ban.until}` : 'with no end'}: ${c.owner_ban.reason}` : ''}`,
+    `${c.blocks} blocks, ${c.owner_blocks} of them the owner's`,
+    `${c.members.length} trusted${c.members.map((m) => `\n  ${m.player_id} (${m.player_name ?? '?'}) since ${m.added_at}`).join('')}`,
+  ].join('\n');
+
+/** The claims filter the `claims` command's options name. */
+function claimFilter(values: Record<string, string | boolean | undefined>): ClaimFilter & { pageSize: number } {
+  const filter: ClaimFilter & { pageSize: number } = { pageSize: values.limit ? integer('--limit', values.limit as string) : 50 };
+  if (values.owner) filter.owner = values.owner as string;
+  if (values.x !== undefined || values.y !== undefined || values.radius !== undefined) {
+    filter.area = { x: integer('--x', values.x as string), y: integer('--y', values.y as string), radius: integer('--radius', values.radius as string) };
+  }
+  if (values.after) {
+    const [createdAt, id] = (values.after as string).split(',');
+    if (!createdAt || !id) throw new Error('--after is the CURSOR a full page prints');
+    filter.after = { created_at: createdAt, id };
+  }
+  return filter;
+}
+
 /** Runs one command and returns what to print. */
 export async function runOps(argv: string[], env: NodeJS.ProcessEnv): Promise<string> {
   const { positionals, values } = parseArgs({
@@ -66,7 +125,7 @@ export async function runOps(argv: string[], env: NodeJS.ProcessEnv): Promise<st
       reason: { type: 'string' }, until: { type: 'string' }, hours: { type: 'string' }, scope: { type: 'string' },
       status: { type: 'string' }, dismiss: { type: 'boolean' }, x: { type: 'string' }, y: { type: 'string' },
       radius: { type: 'string' }, minutes: { type: 'string' }, since: { type: 'string' }, apply: { type: 'boolean' },
-      limit: { type: 'string' },
+      limit: { type: 'string' }, claims: { type: 'string' }, owner: { type: 'string' }, after: { type: 'string' },
     },
   });
   const [command, first, second] = positionals;
@@ -100,14 +159,29 @@ export async function runOps(argv: string[], env: NodeJS.ProcessEnv): Promise<st
     case 'rollback': {
       if (!first) throw new Error('rollback needs a WALLET');
       const since = values.since ?? new Date(Date.now() - Number(values.minutes ?? 30) * 60_000).toISOString();
-      const request = { wallet: first, since, x: integer('--x', values.x), y: integer('--y', values.y), radius: integer('--radius', values.radius ?? '32') };
+      const claims = (values.claims ?? 'none') as RollbackClaims;
+      if (!['none', 'window', 'all'].includes(claims)) throw new Error('--claims is none, window or all');
+      const request = { wallet: first, since, x: integer('--x', values.x), y: integer('--y', values.y), radius: integer('--radius', values.radius ?? '32'), claims };
       const result = await rollback(db, request, !values.apply);
-      const counts = `${result.removed} removed, ${result.restored} restored, ${result.skipped} skipped`;
+      const counts = `${result.removed} removed, ${result.restored} restored, ${result.skipped} skipped, ${result.claims} claims`;
       return result.dry_run ? `preview: ${counts} (run again with --apply)` : `rollback ${result.id}: ${counts} (undo with: npm run ops -- undo ${result.id})`;
     }
     case 'undo': {
       const result = await undoRollback(db, integer('ID', first));
       return `rollback ${result.id} undone: ${result.reverted} reverted, ${result.skipped} skipped`;
+    }
+    case 'claims': {
+      const filter = claimFilter(values);
+      return claimLines(await listClaims(db, filter), filter.pageSize);
+    }
+    case 'claim': {
+      if (!first) throw new Error('claim needs an ID');
+      return claimDetails(await inspectClaim(db, first));
+    }
+    case 'remove-claim': {
+      if (!first || !values.reason) throw new Error('remove-claim needs an ID and --reason');
+      const gone = await removeClaim(db, first, values.reason);
+      return `removed claim ${gone.id} of ${gone.owner_name} (${gone.owner_id}) at ${rect(gone)}, ${gone.members} trusted: ${values.reason}`;
     }
     case 'log':
       return (await readLog(db, values.limit ? integer('--limit', values.limit) : 50))

@@ -14,6 +14,7 @@ import {
   type BanScope,
   type OpsLogEntry,
   type Report,
+  type RollbackClaims,
   type RollbackRequest,
   type RollbackResult,
   type TileEdit,
@@ -35,10 +36,11 @@ export function shortWallet(wallet: string | null): string {
   return wallet.length > 12 ? `${wallet.slice(0, 6)}…${wallet.slice(-4)}` : wallet;
 }
 
-const time = (iso: string | null) => (iso ? new Date(iso).toLocaleString() : '');
+/** A time as the console shows it: the browser's local date and time, empty for none. */
+export const time = (iso: string | null) => (iso ? new Date(iso).toLocaleString() : '');
 
 /** Runs `action`, showing its error in `setError`. */
-async function attempt(setError: (message: string | null) => void, action: () => Promise<void>): Promise<void> {
+export async function attempt(setError: (message: string | null) => void, action: () => Promise<void>): Promise<void> {
   setError(null);
   try {
     await action();
@@ -47,7 +49,8 @@ async function attempt(setError: (message: string | null) => void, action: () =>
   }
 }
 
-function Section({ title, children, error }: { title: string; children: ReactNode; error?: string | null }) {
+/** One panel of the console: a title, its content and the error of its last action. */
+export function Section({ title, children, error }: { title: string; children: ReactNode; error?: string | null }) {
   return (
     <section className="pixel-panel ops-panel" aria-label={title}>
       <h2 className="side-panel-title">{title}</h2>
@@ -234,7 +237,7 @@ export function TileInspector({ db }: { db: SupabaseClient }) {
   );
 }
 
-const counts = (result: RollbackResult) => `${result.removed} removed, ${result.restored} restored, ${result.skipped} skipped`;
+const counts = (result: RollbackResult) => `${result.removed} removed, ${result.restored} restored, ${result.skipped} skipped, ${result.claims} claims removed`;
 
 /** Rollback of a wallet's edits: preview first, then apply, then (if needed) undo. */
 export function RollbackPanel({ db, onChange, prefill }: { db: SupabaseClient; onChange(): void; prefill: Prefill }) {
@@ -243,6 +246,7 @@ export function RollbackPanel({ db, onChange, prefill }: { db: SupabaseClient; o
   const [x, setX] = useState('0');
   const [y, setY] = useState('0');
   const [radius, setRadius] = useState('32');
+  const [claims, setClaims] = useState<RollbackClaims>('none');
   const [preview, setPreview] = useState<RollbackResult | null>(null);
   const [done, setDone] = useState<RollbackResult | null>(null);
   const [message, setMessage] = useState<string | null>(null);
@@ -261,6 +265,7 @@ export function RollbackPanel({ db, onChange, prefill }: { db: SupabaseClient; o
     x: Number(x),
     y: Number(y),
     radius: Number(radius),
+    claims,
   });
   const onPreview = (event: FormEvent) => {
     event.preventDefault();
@@ -296,6 +301,11 @@ export function RollbackPanel({ db, onChange, prefill }: { db: SupabaseClient; o
           Radius (tiles)
           <input className="pixel-input" aria-label="Radius" value={radius} onChange={(e) => setRadius(e.target.value)} inputMode="numeric" />
         </label>
+        <select className="pixel-input" aria-label="Claims" value={claims} onChange={(e) => setClaims(e.target.value as RollbackClaims)}>
+          <option value="none">keep the wallet&apos;s claims</option>
+          <option value="window">remove its claims made since then</option>
+          <option value="all">remove all its claims</option>
+        </select>
         <button type="submit" className="pixel-button pixel-button--small">
           Preview
         </button>

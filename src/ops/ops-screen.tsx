@@ -3,6 +3,7 @@ import { useEffect, useState } from 'react';
 import { getSupabase } from '../../net/client.js';
 import { isOperator } from '../../net/ops.js';
 import { NotFoundScreen } from '../screens/not-found-screen.js';
+import { ClaimsPanel } from './claims-panel.js';
 import { BanPanel, OpsLogPanel, ReportQueue, RollbackPanel, TileInspector, type Prefill } from './ops-panels.js';
 
 /** How often the console reloads its lists. */
@@ -32,7 +33,7 @@ function useOperatorClient(): SupabaseClient | false | null {
 
 /**
  * Route `/ops`: the operators' console (report queue, bans, tile inspector, rollback with a
- * preview, the log). Anyone who is not a signed-in operator gets the not-found screen; the
+ * preview, every land claim, the log). Anyone who is not a signed-in operator gets the not-found screen; the
  * database refuses their requests anyway.
  */
 export function OpsScreen() {
@@ -55,6 +56,7 @@ export function OpsScreen() {
         <BanPanel db={db} version={version} onChange={changed} prefill={prefill} />
         <RollbackPanel db={db} onChange={changed} prefill={prefill} />
         <TileInspector db={db} />
+        <ClaimsPanel db={db} onChange={changed} />
         <OpsLogPanel db={db} version={version} />
       </div>
     </main>
