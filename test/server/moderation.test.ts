@@ -323,7 +323,7 @@ test('npm run ops: ban, bans, unban, reports, rollback preview and the log with 
   assert.match(await runOps(['bans'], env), `${carol.address} play 2099-01-01T00:00:00+00:00 by service_role: bot farming`);
   assert.is(await runOps(['unban', carol.address], env), `lifted 1 ban(s) of ${carol.address}`);
   assert.match(await runOps(['reports'], env), `${bob.address} (${nameOf(bob)}) for harassment by ${alice.address} "keeps insulting me"; 2 chat lines, 1 edits`);
-  assert.is(await runOps(['rollback', bob.address, '--x', '0', '--y', '0', '--radius', '5', '--minutes', '60'], env), 'preview: 0 removed, 0 restored, 0 skipped (run again with --apply)');
+  assert.is(await runOps(['rollback', bob.address, '--x', '0', '--y', '0', '--radius', '5', '--minutes', '60'], env), 'preview: 0 removed, 0 restored, 0 skipped, 0 claims (run again with --apply)');
   assert.match(await runOps(['log', '--limit', '2'], env), / service_role unban /);
   const failure = (run: Promise<string>) => run.then(() => null, (error: Error) => error.message);
   assert.is(await failure(runOps(['ban', carol.address], env)), 'ban needs a WALLET and --reason');
