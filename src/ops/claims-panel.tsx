@@ -82,7 +82,7 @@ export function ClaimsPanel({ db, onChange }: { db: SupabaseClient; onChange(): 
           List claims
         </button>
       </form>
-      <input className="pixel-input" placeholder="Reason for a removal" aria-label="Removal reason" maxLength={200} value={reason} onChange={(e) => setReason(e.target.value)} />
+      <input className="pixel-input" placeholder="Reason for a removal" aria-label="Why the claim is removed" maxLength={200} value={reason} onChange={(e) => setReason(e.target.value)} />
       {claims && claims.length === 0 ? <p className="chat-empty">No claims.</p> : null}
       <ol className="ops-list">
         {claims?.map((claim) => (

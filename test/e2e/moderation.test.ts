@@ -2,8 +2,9 @@
  * Moderation in the browser: a player mutes another from the name menu of a chat line (its lines
  * disappear, the MUTED list shows it), unmutes with /unmute, and reports it; an operator (named
  * in OPERATOR_WALLETS) opens /ops, sees the report with its context, resolves it and bans the
- * reported player, whose presence then leaves the other player's screen and whose new sign-in
- * shows the ban's reason; a player who is not an
+ * reported player, whose presence then leaves the other player's screen, whose land claim the
+ * CLAIMS panel lists and no longer lists once the ban (without end) released it, and whose new
+ * sign-in shows the ban's reason; a player who is not an
  * operator gets the not-found screen at /ops.
  */
 import { join } from 'node:path';
@@ -11,7 +12,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { freePort } from '../../server/db/cluster.js';
-import { startServer, type TestServer } from '../support/server.js';
+import { connectAsOperator, startServer, type TestServer } from '../support/server.js';
 import { enterWorld, twoPlayersInWorld, type PlayerInWorld } from '../support/enter-world.js';
 import { CHROMIUM_ARGS } from '../support/browser.js';
 import { createPageWallet, installTestWallet, type PageWallet } from '../support/browser-wallet.js';
@@ -92,7 +93,7 @@ test('Alice mutes Bob from his name in chat, unmutes with /unmute, and reports h
   await alice.page.getByText('Report Sent').waitFor();
 });
 
-test('an operator resolves the report at /ops and bans Bob, who leaves Alice\'s screen', async ({ browser, baseUrl, operatorWallet, alice, bob }) => {
+test('an operator resolves the report at /ops and bans Bob, who leaves Alice\'s screen and whose claim is released', async ({ browser, baseUrl, server, operatorWallet, alice, bob }) => {
   const { context, page } = await enterWorld(browser, baseUrl, 'Moderator', operatorWallet);
   await page.goto('/ops');
   const report = page.getByTestId('ops-report');
@@ -104,6 +105,18 @@ test('an operator resolves the report at /ops and bans Bob, who leaves Alice\'s 
   assert.match(text, 'Context: 2 chat lines');
   await report.getByRole('button', { name: 'Resolve' }).click();
   await page.getByText('No open reports.').waitFor();
+
+  // Bob's claim east of spawn (the rules of making one are claims.test.ts's), listed and inspected.
+  const db = await connectAsOperator(server);
+  await db.query(`insert into public.game_claims (owner_id, owner_name, x1, y1, x2, y2) values ($1, 'Bob', 4, -3, 8, 1)`, [bob.wallet.address]);
+  await db.end();
+  const claims = page.getByRole('region', { name: 'CLAIMS' });
+  await claims.getByLabel('Claim owner').fill(bob.wallet.address);
+  await claims.getByRole('button', { name: 'List claims' }).click();
+  await page.getByTestId('ops-claim').waitFor();
+  assert.match((await page.getByTestId('ops-claim').textContent()) ?? '', /^Bob \(\S+\) · 4,-3\.\.8,1 \(5x5\) · 0 trusted · holds · /);
+  await claims.getByRole('button', { name: 'Inspect' }).click();
+  assert.match((await page.getByTestId('ops-claim-details').textContent()) ?? '', '0 blocks, 0 of them the owner\'s; 0 trusted');
 
   assert.ok(await alice.page.evaluate((id) => window.__tessera!.remotePlayers().some((p) => p.id === id), bob.wallet.address));
   await page.getByLabel('Wallet to ban').fill(bob.wallet.address);
@@ -117,6 +130,9 @@ test('an operator resolves the report at /ops and bans Bob, who leaves Alice\'s 
   const log = await page.getByTestId('ops-log-entry').allTextContents();
   assert.ok(log.some((entry) => entry.includes(' ban ')));
   assert.ok(log.some((entry) => entry.includes(' resolved ')));
+  // The ban has no end: Bob's land is released.
+  await claims.getByRole('button', { name: 'List claims' }).click();
+  await claims.getByText('No claims.').waitFor();
   await context.close();
 
   // Bob, signing in afresh, reads why he is refused.
