@@ -11,7 +11,7 @@ const rect = (c: OpsClaim) => `${c.x1},${c.y1}..${c.x2},${c.y2} (${c.x2 - c.x1 +
 function ClaimDetailsView({ details }: { details: ClaimDetails }) {
   const ban = details.owner_ban;
   return (
-    <div className="ops-note" data-testid="ops-claim-details">
+    <div className="ops-note ops-claim-details" data-testid="ops-claim-details">
       <p>
         Owner last present {details.owner_last_present ? time(details.owner_last_present) : 'never'}
         {ban ? `; banned from ${ban.scope} ${ban.until ? `until ${time(ban.until)}` : 'with no end'}: ${ban.reason}` : ''}
@@ -82,7 +82,9 @@ export function ClaimsPanel({ db, onChange }: { db: SupabaseClient; onChange(): 
           List claims
         </button>
       </form>
-      <input className="pixel-input" placeholder="Reason for a removal" aria-label="Why the claim is removed" maxLength={200} value={reason} onChange={(e) => setReason(e.target.value)} />
+      <div className="ops-form">
+        <input className="pixel-input" placeholder="Reason for a removal" aria-label="Why the claim is removed" maxLength={200} value={reason} onChange={(e) => setReason(e.target.value)} />
+      </div>
       {claims && claims.length === 0 ? <p className="chat-empty">No claims.</p> : null}
       <ol className="ops-list">
         {claims?.map((claim) => (
