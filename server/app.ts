@@ -232,7 +232,8 @@ async function stopGracefully({ server, inFlight, realtime, db, stopServing, sto
  * broadcast API (`/realtime/v1/api/broadcast`),
  * `/config.json` and the built client from `publicDir` on `port` (0 picks a free port), and
  * writes the service-role key to `dataDir` (never served). Any
- * other path under an API prefix is a JSON 404 in the owning service's shape; every answer
+ * other path under an API prefix is a JSON 404 in the owning service's shape, and a path not in
+ * normal form a 400 before anything reads it (`http/request-path.ts`); every answer
  * carries the security headers of `http/security.ts`. Sign-in is bound to `siteUrl` (default:
  * this server's loopback origins) and the allow-list; throws {@link ConfigError} for a
  * malformed URL before anything starts.

@@ -86,14 +86,10 @@ async function readJsonBody(req: IncomingMessage): Promise<unknown> {
   }
 }
 
-/** The table name of a `/rest/v1/<table>` path, percent-decoded; any other path is PGRST125. */
+/** The table name of a `/rest/v1/<table>` path in normal form (`http/request-path.ts`), percent-decoded; any other path is PGRST125. */
 function tableNameOf(path: string): string {
   if (!/^\/[^/]+$/.test(path)) throw invalidPathError();
-  try {
-    return decodeURIComponent(path.slice(1));
-  } catch {
-    throw new RestError(400, 'PGRST100', 'The path is not valid percent-encoding', path);
-  }
+  return decodeURIComponent(path.slice(1));
 }
 
 function singleObject(row: ResultRow): string {
