@@ -3,6 +3,7 @@ import { AuthError } from './auth/errors.js';
 import { handleAuth, type AuthContext } from './auth/handler.js';
 import type { Site } from './auth/site.js';
 import { applyCors } from './http/cors.js';
+import type { ClientAddresses } from './http/client-address.js';
 import { serveHealth, serveMetrics } from './http/ops.js';
 import { pathUnder } from './http/paths.js';
 import { pathRefusal, pathRefusalBody, requestPath } from './http/request-path.js';
@@ -19,6 +20,8 @@ const AUTH_API_VERSION = '2024-01-01';
 export interface Routes {
   /** `METRICS_TOKEN`, if set. */
   metricsToken: string | undefined;
+  /** Who sent a request (`TRUSTED_PROXIES`). */
+  clients: ClientAddresses;
   serveReadiness: (res: ServerResponse) => Promise<void>;
   /** Serves the built client for a path in normal form. */
   serveStatic: (req: IncomingMessage, res: ServerResponse, pathname: string) => Promise<void>;
@@ -73,7 +76,7 @@ export async function route(req: IncomingMessage, res: ServerResponse, routes: R
   if (refusal) return sendJson(res, 400, pathRefusalBody(refusal), { 'Cache-Control': 'no-cache' });
   if (pathname === '/healthz') return serveHealth(res);
   if (pathname === '/readyz') return routes.serveReadiness(res);
-  if (pathname === '/metrics') return serveMetrics(req, res, routes.metricsToken);
+  if (pathname === '/metrics') return serveMetrics(req, res, routes.metricsToken, routes.clients);
   if (apiServiceOf(pathname)) return routeApi(req, res, pathname, routes);
   if (pathname === '/config.json') {
     const config = routes.hostedConfig

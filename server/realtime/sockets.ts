@@ -16,11 +16,12 @@ const PATH = '/realtime/v1/websocket';
 /** The error of the HTTP 429 that refuses a socket over the per-address cap. */
 export const TOO_MANY_SOCKETS = 'Too many sockets from this address';
 
-/** What accepting sockets needs: the anon key, token verification and the per-address cap. */
+/** What accepting sockets needs: the anon key, token verification, the per-address cap and the client address of a request. */
 export interface SocketOptions {
   anonKey: string;
   verifyToken(token: string): Promise<Claims>;
   maxSocketsPerAddress: number;
+  clientAddress(req: IncomingMessage): string;
 }
 
 /** The WebSocket endpoint: its open sockets, the messages they sent, and how it stops. */
@@ -126,7 +127,7 @@ export function acceptSockets(server: Server, hub: Hub, options: SocketOptions):
       return;
     }
     const url = new URL(req.url!, 'http://localhost');
-    const address = req.socket.remoteAddress ?? '';
+    const address = options.clientAddress(req);
     if (!counts.take(address, options.maxSocketsPerAddress)) return refuse(socket, 429, TOO_MANY_SOCKETS);
     // A refused, failed or finished socket closes, and is uncounted then.
     socket.once('close', () => counts.release(address));
