@@ -1,7 +1,7 @@
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { AddressInfo } from 'node:net';
+import { isIP, type AddressInfo } from 'node:net';
 import { watchBans } from './auth/bans.js';
 import type { AuthContext } from './auth/handler.js';
 import { loadKeys, writeServiceRoleKey } from './auth/keys.js';
@@ -15,6 +15,7 @@ import { scheduleBackups } from './backup/schedule.js';
 import { spacedBlockCount } from './block-count.js';
 import { startDatabase, type ServerDatabase } from './db/index.js';
 import { migrationVersions } from './db/migrate.js';
+import { clientAddresses, type AddressRange, type ClientAddresses } from './http/client-address.js';
 import { readinessHandler } from './http/ops.js';
 import { applySecurityHeaders, contentSecurityPolicy } from './http/security.js';
 import { log, requestId } from './log.js';
@@ -47,8 +48,10 @@ export interface ServerOptions extends SiteSettings, AuthLimitSettings {
   publicDir: string;
   /** Folder of the migrations; defaults to `supabase/migrations` under the working directory. */
   migrationsDir?: string;
-  /** Host to bind; defaults to all interfaces. */
+  /** `HOST`: the address to bind; defaults to every interface. */
   host?: string;
+  /** `TRUSTED_PROXIES`: the proxies whose `X-Forwarded-For` is believed (`http/client-address.ts`); none by default. */
+  trustedProxies?: AddressRange[];
   /** An existing PostgreSQL (`DATABASE_URL`) instead of the embedded cluster in `dataDir`. */
   databaseUrl?: string;
   /** Pooled database connections (`DB_POOL`). */
@@ -74,7 +77,7 @@ export const DEFAULT_BACKUP_KEEP = 7;
 
 /** A running server. */
 export interface RunningServer {
-  /** `http://localhost:<port>` */
+  /** `http://localhost:<port>`, or the `HOST` address in place of `localhost` when one is bound. */
   url: string;
   /** `DATA_DIR/service_role.key`: the secret service-role key, mode 0600, for the operator. */
   serviceRoleKeyFile: string;
@@ -115,9 +118,9 @@ async function startAuth(db: ServerDatabase, options: ServerOptions) {
 }
 
 /** Starts REST over the database: loads the catalogs of the exposed schemas and reloads them whenever the schema changes. */
-async function startRest(db: ServerDatabase, keys: RestContext['keys'], options: ServerOptions) {
+async function startRest(db: ServerDatabase, keys: RestContext['keys'], clients: ClientAddresses, options: ServerOptions) {
   const restSchemas = options.restSchemas ?? ['public'];
-  const rest: RestContext = { db, keys, catalogs: await loadCatalogs(db, restSchemas), refusals: createRefusalCache() };
+  const rest: RestContext = { db, keys, catalogs: await loadCatalogs(db, restSchemas), refusals: createRefusalCache(), clients };
   const stopSchemaWatch = await watchSchema(
     db,
     async () => {
@@ -129,7 +132,7 @@ async function startRest(db: ServerDatabase, keys: RestContext['keys'], options:
 }
 
 /** Auth's limits: its request limits and the sign-in rates per IP address, wallet and email address. */
-function authLimits(options: ServerOptions): Omit<AuthContext, 'db' | 'keys' | 'site' | 'revocations'> {
+function authLimits(options: ServerOptions): Omit<AuthContext, 'db' | 'keys' | 'site' | 'revocations' | 'clients'> {
   return {
     ...createAuthRequestLimits(options),
     signInsPerIp: createRateLimiter(options.signInsPerIp ?? DEFAULT_SIGN_INS_PER_IP, SIGN_IN_WINDOW_MS),
@@ -143,6 +146,7 @@ function authLimits(options: ServerOptions): Omit<AuthContext, 'db' | 'keys' | '
  * headers, logs and measures it when it ends, and keeps it in `inFlight` until then.
  */
 function createHttpServer(routes: Routes, csp: string, inFlight: Set<ServerResponse>): Server {
+  const recording = { rest: routes.rest, clients: routes.clients };
   return createServer((req, res) => {
     const id = requestId(req);
     const requestLog = log.child({ reqId: id });
@@ -150,12 +154,18 @@ function createHttpServer(routes: Routes, csp: string, inFlight: Set<ServerRespo
     inFlight.add(res);
     res.once('close', () => {
       inFlight.delete(res);
-      recordRequest(req, res, requestLog, started, routes.rest);
+      recordRequest(req, res, requestLog, started, recording);
     });
     res.setHeader('X-Request-Id', id);
     applySecurityHeaders(res, csp);
     route(req, res, routes).catch((error: unknown) => sendError(req, res, error, requestLog));
   });
+}
+
+/** The host of {@link RunningServer.url}: `localhost` when listening on every interface, else the bound address (IPv6 in brackets). */
+function urlHost(host: string | undefined): string {
+  if (!host || host === '0.0.0.0' || host === '::') return 'localhost';
+  return isIP(host) === 6 ? `[${host}]` : host;
 }
 
 /** Listens on `port` (0 picks a free one) and resolves with the port listened on. */
@@ -232,7 +242,8 @@ async function stopGracefully({ server, inFlight, realtime, db, stopServing, sto
  * broadcast API (`/realtime/v1/api/broadcast`),
  * `/config.json` and the built client from `publicDir` on `port` (0 picks a free port), and
  * writes the service-role key to `dataDir` (never served). Any
- * other path under an API prefix is a JSON 404 in the owning service's shape; every answer
+ * other path under an API prefix is a JSON 404 in the owning service's shape, and a path not in
+ * normal form a 400 before anything reads it (`http/request-path.ts`); every answer
  * carries the security headers of `http/security.ts`. Sign-in is bound to `siteUrl` (default:
  * this server's loopback origins) and the allow-list; throws {@link ConfigError} for a
  * malformed URL before anything starts.
@@ -258,15 +269,17 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
 /** Starts Auth, REST and Realtime over the started database and serves them (see {@link startServer}). */
 async function serve(db: ServerDatabase, options: ServerOptions, migrationsDir: string): Promise<RunningServer> {
   const { revocations, stopBanWatch, keys, serviceRoleKeyFile } = await startAuth(db, options);
-  const { rest, stopSchemaWatch } = await startRest(db, keys, options);
+  const clients = clientAddresses(options.trustedProxies);
+  const { rest, stopSchemaWatch } = await startRest(db, keys, clients, options);
   const hosted = await hostedConfig(options.publicDir);
   let serving = true;
   const routes: Routes = {
     metricsToken: options.metricsToken,
+    clients,
     serveReadiness: readinessHandler({ db, migrations: await migrationVersions(migrationsDir), realtimeRunning: () => serving }),
     serveStatic: createStaticHandler(options.publicDir),
     rest,
-    auth: { db, keys, revocations, ...authLimits(options) },
+    auth: { db, keys, revocations, clients, ...authLimits(options) },
     hostedConfig: hosted?.text ?? null,
     // Set once listening, when the port that 0 asks for is known; no request arrives before.
     site: null,
@@ -280,6 +293,7 @@ async function serve(db: ServerDatabase, options: ServerOptions, migrationsDir: 
     verifyToken: (token) => keys.verify(token),
     anonKey: keys.anonKey,
     maxSocketsPerAddress: options.maxSocketsPerIp,
+    clientAddress: clients.of,
     policy: TESSERA_CHANNEL_POLICY,
   });
   routes.realtime = (req, res, path) => realtime.handleHttp(req, res, path);
@@ -294,7 +308,7 @@ async function serve(db: ServerDatabase, options: ServerOptions, migrationsDir: 
   const stops = [() => sessionCleanup.stop(), stopSchemaWatch, stopBanWatch, stopBackups];
   let closing: Promise<void> | null = null;
   return {
-    url: `http://localhost:${routes.port}`,
+    url: `http://${urlHost(options.host)}:${routes.port}`,
     serviceRoleKeyFile,
     lost: db.lost,
     close: () => (closing ??= stopGracefully({ server, inFlight, realtime, db, stopServing: () => (serving = false), stops })),

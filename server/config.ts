@@ -1,6 +1,7 @@
 import { ConfigError } from './auth/site.js';
 import type { ServerOptions } from './app.js';
 import { operatorList } from './auth/operators.js';
+import { parseAddressRange, type AddressRange } from './http/client-address.js';
 import { LOG_LEVELS } from './log.js';
 
 /** Shortest `METRICS_TOKEN` accepted: a guessable token would open the metrics to anyone. */
@@ -11,7 +12,7 @@ export type EnvSettings = Pick<
   ServerOptions,
   | 'port' | 'dataDir' | 'siteUrl' | 'additionalRedirectUrls' | 'signInsPerIp' | 'tokenRequestsPerIp' | 'authRequestsPerIp'
   | 'maxSocketsPerIp' | 'databaseUrl' | 'poolSize' | 'restSchemas' | 'metricsToken' | 'backupEveryMs' | 'backupKeep'
-  | 'operatorWallets'
+  | 'operatorWallets' | 'host' | 'trustedProxies'
 > & {
   /** `LOG_LEVEL`: the quietest level written. */
   logLevel: (typeof LOG_LEVELS)[number];
@@ -55,6 +56,15 @@ function duration(name: string, value: string): number {
   return ms;
 }
 
+/** `TRUSTED_PROXIES`: comma-separated addresses or CIDR ranges (`127.0.0.1`, `10.0.0.0/8`, `::1`). */
+function proxyList(value: string): AddressRange[] {
+  return value.split(',').map((entry) => entry.trim()).filter((entry) => entry !== '').map((entry) => {
+    const range = parseAddressRange(entry);
+    if (!range) throw new ConfigError(`TRUSTED_PROXIES must list IP addresses or CIDR ranges separated by commas, got ${JSON.stringify(entry)}`);
+    return range;
+  });
+}
+
 function logLevel(value: string): EnvSettings['logLevel'] {
   const level = LOG_LEVELS.find((name) => name === value);
   if (!level) throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got ${JSON.stringify(value)}`);
@@ -62,15 +72,19 @@ function logLevel(value: string): EnvSettings['logLevel'] {
 }
 
 /**
- * Reads PORT (default 5173), DATA_DIR (default ./data), SITE_URL, ADDITIONAL_REDIRECT_URLS
- * (comma-separated), RATE_LIMIT_WEB3, RATE_LIMIT_TOKEN_REFRESH, RATE_LIMIT_AUTH_REQUESTS,
- * REALTIME_MAX_SOCKETS_PER_IP, DATABASE_URL, DB_POOL, PGRST_DB_SCHEMAS (comma-separated), METRICS_TOKEN,
- * LOG_LEVEL, BACKUP_EVERY, BACKUP_KEEP and OPERATOR_WALLETS (comma-separated). Throws {@link ConfigError} for a malformed number; the URLs
+ * Reads PORT (default 5173), HOST (the address to bind; default every interface), DATA_DIR
+ * (default ./data), SITE_URL, ADDITIONAL_REDIRECT_URLS (comma-separated), RATE_LIMIT_WEB3,
+ * RATE_LIMIT_TOKEN_REFRESH, RATE_LIMIT_AUTH_REQUESTS, REALTIME_MAX_SOCKETS_PER_IP, DATABASE_URL,
+ * DB_POOL, PGRST_DB_SCHEMAS (comma-separated), METRICS_TOKEN, LOG_LEVEL, BACKUP_EVERY,
+ * BACKUP_KEEP, OPERATOR_WALLETS (comma-separated) and TRUSTED_PROXIES (comma-separated addresses
+ * or CIDR ranges whose `X-Forwarded-For` is believed; none by default). Throws
+ * {@link ConfigError} for a malformed number, duration, token, level or proxy entry; the URLs
  * are checked by the server when it starts.
  */
 export function readEnv(env: NodeJS.ProcessEnv): EnvSettings {
   return {
     port: env.PORT ? Number(env.PORT) : 5173,
+    host: env.HOST || undefined,
     dataDir: env.DATA_DIR || './data',
     siteUrl: env.SITE_URL || undefined,
     additionalRedirectUrls: (env.ADDITIONAL_REDIRECT_URLS ?? '').split(',').map((url) => url.trim()).filter((url) => url !== ''),
@@ -86,5 +100,6 @@ export function readEnv(env: NodeJS.ProcessEnv): EnvSettings {
     backupEveryMs: env.BACKUP_EVERY ? duration('BACKUP_EVERY', env.BACKUP_EVERY) : undefined,
     backupKeep: env.BACKUP_KEEP ? positiveInteger('BACKUP_KEEP', env.BACKUP_KEEP) : undefined,
     operatorWallets: operatorList(env.OPERATOR_WALLETS),
+    trustedProxies: env.TRUSTED_PROXIES ? proxyList(env.TRUSTED_PROXIES) : [],
   };
 }

@@ -3,14 +3,15 @@ import { AuthError } from './auth/errors.js';
 import { handleAuth, type AuthContext } from './auth/handler.js';
 import type { Site } from './auth/site.js';
 import { applyCors } from './http/cors.js';
+import type { ClientAddresses } from './http/client-address.js';
 import { serveHealth, serveMetrics } from './http/ops.js';
 import { pathUnder } from './http/paths.js';
+import { pathRefusal, pathRefusalBody, requestPath } from './http/request-path.js';
 import { sendJson } from './http/respond.js';
 import type { log } from './log.js';
 import { apiServiceOf, notFoundBody } from './not-found.js';
 import { RestError } from './rest/errors.js';
 import { handleRest, type RestContext } from './rest/handler.js';
-import { BadPathError } from './static.js';
 
 /** The Auth API version whose error shape (`{code, message}`) this server answers in. */
 const AUTH_API_VERSION = '2024-01-01';
@@ -19,8 +20,11 @@ const AUTH_API_VERSION = '2024-01-01';
 export interface Routes {
   /** `METRICS_TOKEN`, if set. */
   metricsToken: string | undefined;
+  /** Who sent a request (`TRUSTED_PROXIES`). */
+  clients: ClientAddresses;
   serveReadiness: (res: ServerResponse) => Promise<void>;
-  serveStatic: (req: IncomingMessage, res: ServerResponse) => Promise<void>;
+  /** Serves the built client for a path in normal form. */
+  serveStatic: (req: IncomingMessage, res: ServerResponse, pathname: string) => Promise<void>;
   rest: RestContext;
   /** Auth's context but the site, which is known once listening. */
   auth: Omit<AuthContext, 'site'>;
@@ -62,32 +66,32 @@ async function routeApi(req: IncomingMessage, res: ServerResponse, pathname: str
   return sendJson(res, 404, notFoundBody(service, req, pathname));
 }
 
-/** Answers one request: the operations endpoints, the APIs, `/config.json`, else the built client. */
+/**
+ * Answers one request: a path not in normal form with 400 (`http/request-path.ts`), before any
+ * other reading of it; then the operations endpoints, the APIs, `/config.json`, else the built client.
+ */
 export async function route(req: IncomingMessage, res: ServerResponse, routes: Routes): Promise<void> {
-  const pathname = new URL(req.url ?? '/', 'http://x').pathname;
+  const pathname = requestPath(req.url);
+  const refusal = pathRefusal(pathname);
+  if (refusal) return sendJson(res, 400, pathRefusalBody(refusal), { 'Cache-Control': 'no-cache' });
   if (pathname === '/healthz') return serveHealth(res);
   if (pathname === '/readyz') return routes.serveReadiness(res);
-  if (pathname === '/metrics') return serveMetrics(req, res, routes.metricsToken);
+  if (pathname === '/metrics') return serveMetrics(req, res, routes.metricsToken, routes.clients);
   if (apiServiceOf(pathname)) return routeApi(req, res, pathname, routes);
   if (pathname === '/config.json') {
     const config = routes.hostedConfig
       ?? JSON.stringify({ supabaseUrl: configOrigin(req, routes.site!, routes.port), supabaseAnonKey: routes.auth.keys.anonKey });
     return sendJson(res, 200, config, { 'Cache-Control': 'no-cache', Vary: 'Host' });
   }
-  return routes.serveStatic(req, res);
+  return routes.serveStatic(req, res, pathname);
 }
 
-/** Answers a request that threw: a bad path as plain 400, a REST or Auth error in its service's shape, anything else as a logged 500. */
+/** Answers a request that threw: a REST or Auth error in its service's shape, anything else as a logged 500. */
 export function sendError(req: IncomingMessage, res: ServerResponse, error: unknown, requestLog: typeof log): void {
-  if (error instanceof BadPathError) {
-    res.writeHead(400, { 'Content-Type': 'text/plain; charset=utf-8', 'Cache-Control': 'no-cache' });
-    res.end('Bad Request: the path is not valid percent-encoding');
-    return;
-  }
   const known = error instanceof RestError || error instanceof AuthError;
   const status = known ? error.status : 500;
   const code = known ? error.code : 'internal';
-  const pathname = new URL(req.url ?? '/', 'http://x').pathname;
+  const pathname = requestPath(req.url);
   if (known) requestLog.info({ status, code }, `${req.method} ${pathname} ${status} ${code}`);
   else requestLog.error({ status, err: error }, `${req.method} ${pathname} ${status} ${code} ${String(error)}`);
   if (res.headersSent) {

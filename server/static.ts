@@ -22,23 +22,6 @@ const PRECOMPRESSED = /\.(js|css|html|json|svg)$/;
 /** A year, the longest max-age caches honour. */
 const IMMUTABLE = 'public, max-age=31536000, immutable';
 
-/** Thrown for a path that is not valid percent-encoding; answered 400. */
-export class BadPathError extends Error {
-  constructor(readonly path: string) {
-    super(`bad percent-encoding in ${path}`);
-    this.name = 'BadPathError';
-  }
-}
-
-/** The percent-decoded path of a URL path, or {@link BadPathError}. */
-function decodePath(pathname: string): string {
-  try {
-    return decodeURIComponent(pathname);
-  } catch {
-    throw new BadPathError(pathname);
-  }
-}
-
 /** The encodings of an Accept-Encoding header with a non-zero quality. */
 function acceptedEncodings(header: string | undefined): Set<string> {
   const accepted = new Set<string>();
@@ -56,21 +39,22 @@ async function fileInfo(path: string) {
 }
 
 /**
- * Serves the built client from `root` (GET and HEAD). Paths that name no file get `index.html`,
- * so the client-side router can answer them (including its own 404 page), except under
+ * Serves the built client from `root` (GET and HEAD) for a path in normal form
+ * (`http/request-path.ts`, so it decodes without a dot segment). Paths that name no file get
+ * `index.html`, so the client-side router can answer them (including its own 404 page), except under
  * `/assets/`, where a missing file is a 404. Content-hashed files are cached for a year as
  * immutable, everything else is revalidated (`no-cache`); text files are sent precompressed
  * (brotli, else gzip) when the client accepts it.
  */
 export function createStaticHandler(root: string) {
   const indexFile = join(root, 'index.html');
-  return async function serveStatic(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  return async function serveStatic(req: IncomingMessage, res: ServerResponse, path: string): Promise<void> {
     if (req.method !== 'GET' && req.method !== 'HEAD') {
       res.writeHead(405, { Allow: 'GET, HEAD', 'Content-Type': 'text/plain; charset=utf-8' });
       res.end('Method Not Allowed');
       return;
     }
-    const pathname = decodePath(new URL(req.url ?? '/', 'http://x').pathname);
+    const pathname = decodeURIComponent(path);
     const candidate = normalize(join(root, pathname));
     const inside = candidate.startsWith(root + sep) && !/\.(br|gz)$/.test(candidate);
     let file = inside && (await fileInfo(candidate)) ? candidate : null;

@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Claims, Database } from '../db/index.js';
 import { readBody } from '../http/body.js';
+import type { ClientAddresses } from '../http/client-address.js';
 import { bearerToken, sendJson } from '../http/respond.js';
 import { checkHardDelete, readNewUser, readUserId } from './admin.js';
 import { refuseBanned } from './bans.js';
@@ -24,6 +25,8 @@ export interface AuthContext extends AuthRequestLimits {
   /** The site sign-in is bound to; its origin is the token issuer's base. */
   site: Site;
   revocations: Revocations;
+  /** Who sent a request: the per-address limits count per client address. */
+  clients: ClientAddresses;
   /** Web3 sign-ins per client IP address. */
   signInsPerIp: RateLimiter;
   /** Web3 sign-ins per wallet, counted once the signature is verified. */
@@ -74,14 +77,14 @@ function overLimit(retryAfterSeconds: number): AuthError {
  * Serves the Auth routes under `/auth/v1` (`path` is the part after it): the web3, password and
  * refresh_token grants, logout, the current user, the admin API's user create, read and delete
  * (service role only), and sign-up, refused as GoTrue refuses it with sign-ups disabled.
- * Every request first counts against its per-IP limit (`/token` or the rest), before any work.
+ * Every request first counts against its client address's limit (`/token` or the rest), before any work.
  * Throws {@link AuthError} for refusals.
  */
 export async function handleAuth(req: IncomingMessage, res: ServerResponse, path: string, auth: AuthContext): Promise<void> {
   const { db, keys, site } = auth;
   const url = new URL(req.url ?? '/', 'http://x');
   const issuer = `${site.origin}/auth/v1`;
-  const address = req.socket.remoteAddress ?? '';
+  const address = auth.clients.of(req);
   const isToken = req.method === 'POST' && path === '/token';
   const addressWait = (isToken ? auth.tokenRequestsPerIp : auth.authRequestsPerIp).take(address);
   if (addressWait > 0) throw overLimit(addressWait);

@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { timingSafeEqual } from 'node:crypto';
 import type { Database } from '../db/index.js';
+import type { ClientAddresses } from './client-address.js';
 import { registry } from '../metrics.js';
 import { bearerToken, sendJson } from './respond.js';
 
@@ -68,13 +69,6 @@ export function readinessHandler(deps: ReadinessDeps): (res: ServerResponse) => 
   };
 }
 
-/** True for a peer on this machine: 127.0.0.0/8, ::1, or IPv4 loopback mapped into IPv6. */
-export function isLoopback(address: string | undefined): boolean {
-  if (!address) return false;
-  const v4 = address.startsWith('::ffff:') ? address.slice(7) : address;
-  return v4.startsWith('127.') || address === '::1';
-}
-
 function sameSecret(given: string, expected: string): boolean {
   const a = Buffer.from(given);
   const b = Buffer.from(expected);
@@ -82,15 +76,15 @@ function sameSecret(given: string, expected: string): boolean {
 }
 
 /**
- * `GET /metrics` in Prometheus's text format. Answered to a peer on loopback, or to any peer
- * with `Authorization: Bearer <metricsToken>`; otherwise 401 (no or wrong token given, a
- * `WWW-Authenticate` challenge) or 403 (from elsewhere with no token configured). A proxy in
- * front connects from loopback, so behind one the token is what guards it: docs/deploy.md has the
- * proxy refuse /metrics from outside.
+ * `GET /metrics` in Prometheus's text format. Answered to a request from this machine
+ * ({@link ClientAddresses.isLocal}: a proxied request counts by its forwarded client, and only
+ * through a trusted proxy), or to any caller with `Authorization: Bearer <metricsToken>`;
+ * otherwise 401 (no or wrong token given, a `WWW-Authenticate` challenge) or 403 (from elsewhere
+ * with no token configured).
  */
-export async function serveMetrics(req: IncomingMessage, res: ServerResponse, metricsToken: string | undefined): Promise<void> {
+export async function serveMetrics(req: IncomingMessage, res: ServerResponse, metricsToken: string | undefined, clients: ClientAddresses): Promise<void> {
   const token = bearerToken(req);
-  const allowed = token !== undefined ? metricsToken !== undefined && sameSecret(token, metricsToken) : isLoopback(req.socket.remoteAddress);
+  const allowed = token !== undefined ? metricsToken !== undefined && sameSecret(token, metricsToken) : clients.isLocal(req);
   if (!allowed) {
     if (token !== undefined || metricsToken !== undefined) {
       sendJson(res, 401, { message: 'A valid metrics token is required' }, { 'WWW-Authenticate': 'Bearer realm="metrics"' });

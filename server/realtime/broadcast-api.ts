@@ -29,6 +29,8 @@ export interface BroadcastApiDeps {
   authorizeSends(claims: Claims, topics: Iterable<string>, persistTopics: Iterable<string>): Promise<SendVerdict>;
   /** Takes one request from the network address's budget; false when it is spent. */
   takeAddressRequest(address: string): boolean;
+  /** The client address a request counts against. */
+  clientAddress(req: IncomingMessage): string;
 }
 
 /** One message to broadcast, validated. */
@@ -246,7 +248,7 @@ export async function handleBroadcastApi(req: IncomingMessage, res: ServerRespon
   const single = SINGLE.exec(path);
   if (req.method !== 'POST' || (path !== '/api/broadcast' && !single)) return false;
   const url = new URL(req.url ?? '/', 'http://localhost');
-  const address = req.socket.remoteAddress ?? '';
+  const address = deps.clientAddress(req);
   try {
     if (!deps.takeAddressRequest(address)) throw message(429, API_RATE_LIMITED);
     if (single) {

@@ -22,6 +22,7 @@ import { acceptSockets } from './sockets.js';
 import type { SocketEndpoint } from './sockets.js';
 import { loadTableCatalogue } from './table-catalogue.js';
 import type { TableCatalogue } from './table-catalogue.js';
+import { clientAddresses } from '../http/client-address.js';
 import { log as serverLog } from '../log.js';
 
 export { TOO_MANY_SOCKETS } from './sockets.js';
@@ -34,6 +35,8 @@ export interface RealtimeDeps {
   anonKey: string;
   /** Sockets open at once per client IP address; defaults to {@link DEFAULT_MAX_SOCKETS_PER_ADDRESS}. */
   maxSocketsPerAddress?: number;
+  /** The client address of a request (the server's `TRUSTED_PROXIES` reading); defaults to the socket's peer. */
+  clientAddress?: (req: IncomingMessage) => string;
   /** The application's rules for its topics; without one the transport behaves as plain Supabase Realtime ({@link PLAIN_POLICY}). */
   policy?: ChannelPolicy;
 }
@@ -121,14 +124,15 @@ function countMembers(topics: Map<string, Set<Channel>>): { channels: number; pl
   return { channels, playersOnline: players.size };
 }
 
-/** The REST broadcast API's dependencies: the hub, the key, the send checks and a budget per network address. */
-function broadcastApiDeps(db: Database, hub: Hub, deps: RealtimeDeps, addressBudgets: KeyedBuckets): BroadcastApiDeps {
+/** The REST broadcast API's dependencies: the hub, the key, the send checks and a budget per client address. */
+function broadcastApiDeps(db: Database, hub: Hub, deps: RealtimeDeps, addressBudgets: KeyedBuckets, clientAddress: (req: IncomingMessage) => string): BroadcastApiDeps {
   return {
     hub,
     anonKey: deps.anonKey,
     verifyToken: deps.verifyToken,
     authorizeSends: (claims, topics, persistTopics) => authorizeSends(db, claims, hub.policy.senderSql, topics, persistTopics),
     takeAddressRequest: (address) => addressBudgets.take(address),
+    clientAddress,
   };
 }
 
@@ -156,8 +160,9 @@ export async function attachRealtime(server: Server, deps: RealtimeDeps): Promis
   const housekeeping = startHousekeeping(db, [senderBudgets, addressBudgets], log);
   const hub = createHub(db, deps, deps.policy ?? PLAIN_POLICY, { catalogue, dispatcher, batches, topics, senderBudgets, log });
   const maxSocketsPerAddress = deps.maxSocketsPerAddress ?? DEFAULT_MAX_SOCKETS_PER_ADDRESS;
-  const sockets: SocketEndpoint = acceptSockets(server, hub, { anonKey: deps.anonKey, verifyToken: deps.verifyToken, maxSocketsPerAddress });
-  const api = broadcastApiDeps(db, hub, deps, addressBudgets);
+  const clientAddress = deps.clientAddress ?? clientAddresses().of;
+  const sockets: SocketEndpoint = acceptSockets(server, hub, { anonKey: deps.anonKey, verifyToken: deps.verifyToken, maxSocketsPerAddress, clientAddress });
+  const api = broadcastApiDeps(db, hub, deps, addressBudgets, clientAddress);
   const unlisten = (stop: () => Promise<void>) => stop().catch((error: unknown) => log(`realtime: unlisten failed: ${(error as Error).message}`));
 
   return {

@@ -3,6 +3,7 @@ import type { Duplex } from 'node:stream';
 import { WebSocketServer } from 'ws';
 import type { WebSocket } from 'ws';
 import type { Claims } from '../db/index.js';
+import { pathRefusal, pathRefusalBody, requestPath } from '../http/request-path.js';
 import type { Conn } from './channel.js';
 import { serveConnection } from './connection.js';
 import { errorMessage } from './guard.js';
@@ -15,11 +16,12 @@ const PATH = '/realtime/v1/websocket';
 /** The error of the HTTP 429 that refuses a socket over the per-address cap. */
 export const TOO_MANY_SOCKETS = 'Too many sockets from this address';
 
-/** What accepting sockets needs: the anon key, token verification and the per-address cap. */
+/** What accepting sockets needs: the anon key, token verification, the per-address cap and the client address of a request. */
 export interface SocketOptions {
   anonKey: string;
   verifyToken(token: string): Promise<Claims>;
   maxSocketsPerAddress: number;
+  clientAddress(req: IncomingMessage): string;
 }
 
 /** The WebSocket endpoint: its open sockets, the messages they sent, and how it stops. */
@@ -92,7 +94,8 @@ function openConn(id: number, ws: WebSocket, socket: Duplex, url: URL, log: (mes
 }
 
 /**
- * Serves WebSocket upgrades of `server` on `/realtime/v1/websocket`: at most
+ * Serves WebSocket upgrades of `server` on `/realtime/v1/websocket` (a path not in normal form,
+ * `http/request-path.ts`, is a 400 before anything else reads it): at most
  * `maxSocketsPerAddress` sockets per address (counted before the key is checked, so slow checks
  * cannot be piled up either), a key that is the anon key or a token of the project, serializer
  * vsn 1.0.0 or 2.0.0; each accepted socket is served against `hub`.
@@ -117,12 +120,14 @@ export function acceptSockets(server: Server, hub: Hub, options: SocketOptions):
   }
 
   async function upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
-    const url = new URL(req.url ?? '/', 'http://localhost');
-    if (url.pathname !== PATH) {
-      if (server.listenerCount('upgrade') === 1) refuse(socket, 404, 'Not found');
+    const path = requestPath(req.url);
+    const pathRefused = pathRefusal(path);
+    if (pathRefused || path !== PATH) {
+      if (server.listenerCount('upgrade') === 1) refuse(socket, pathRefused ? 400 : 404, pathRefused ? pathRefusalBody(pathRefused).message : 'Not found');
       return;
     }
-    const address = req.socket.remoteAddress ?? '';
+    const url = new URL(req.url!, 'http://localhost');
+    const address = options.clientAddress(req);
     if (!counts.take(address, options.maxSocketsPerAddress)) return refuse(socket, 429, TOO_MANY_SOCKETS);
     // A refused, failed or finished socket closes, and is uncounted then.
     socket.once('close', () => counts.release(address));

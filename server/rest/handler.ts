@@ -3,6 +3,7 @@ import { TokenError, type TokenKeys } from '../auth/keys.js';
 import { REQUEST_ROLES } from '../db/pool.js';
 import type { Claims, Database } from '../db/index.js';
 import { BodyTooLargeError, readBody } from '../http/body.js';
+import type { ClientAddresses } from '../http/client-address.js';
 import { bearerToken, sendJson } from '../http/respond.js';
 import { inlineParams, sqlLiteral } from '../db/literals.js';
 import { isJsonObject } from '../http/json.js';
@@ -21,13 +22,15 @@ export const REST_BODY_LIMIT = 2 * 1024 * 1024;
 
 /**
  * What the REST layer needs: the database, the catalog of each exposed schema (the first is the
- * default, as in PostgREST's `db-schemas`), the token keys and the rate-limit refusals in force.
+ * default, as in PostgREST's `db-schemas`), the token keys, the rate-limit refusals in force and
+ * the reader of client addresses (an anonymous caller's turns are counted per address).
  */
 export interface RestContext {
   db: Database;
   catalogs: ReadonlyMap<string, Catalog>;
   keys: TokenKeys;
   refusals: RefusalCache;
+  clients: ClientAddresses;
 }
 
 /** A request's context: the catalog of the schema it chose. */
@@ -86,14 +89,10 @@ async function readJsonBody(req: IncomingMessage): Promise<unknown> {
   }
 }
 
-/** The table name of a `/rest/v1/<table>` path, percent-decoded; any other path is PGRST125. */
+/** The table name of a `/rest/v1/<table>` path in normal form (`http/request-path.ts`), percent-decoded; any other path is PGRST125. */
 function tableNameOf(path: string): string {
   if (!/^\/[^/]+$/.test(path)) throw invalidPathError();
-  try {
-    return decodeURIComponent(path.slice(1));
-  } catch {
-    throw new RestError(400, 'PGRST100', 'The path is not valid percent-encoding', path);
-  }
+  return decodeURIComponent(path.slice(1));
 }
 
 function singleObject(row: ResultRow): string {
@@ -290,14 +289,14 @@ const gate = createCallerGate();
  * Who a request counts against at the gate: the signed-in user, else (anon) the address it
  * comes from; null for the service role, which is the project's own code.
  */
-function callerOf(req: IncomingMessage, claims: Claims): string | null {
+function callerOf(req: IncomingMessage, claims: Claims, clients: ClientAddresses): string | null {
   if (claims.role === 'service_role') return null;
-  return typeof claims.sub === 'string' ? `user:${claims.sub}` : `address:${req.socket.remoteAddress ?? ''}`;
+  return typeof claims.sub === 'string' ? `user:${claims.sub}` : `address:${clients.of(req)}`;
 }
 
 /** Runs `serve` in a turn of the request's caller (see {@link createCallerGate}). */
-async function inTurn(req: IncomingMessage, claims: Claims, serve: () => Promise<void>): Promise<void> {
-  const caller = callerOf(req, claims);
+async function inTurn(req: IncomingMessage, claims: Claims, clients: ClientAddresses, serve: () => Promise<void>): Promise<void> {
+  const caller = callerOf(req, claims, clients);
   const leave = caller === null ? null : await gate.enter(caller);
   try {
     await serve();
@@ -321,7 +320,7 @@ export async function handleRest(req: IncomingMessage, res: ServerResponse, path
     const url = new URL(req.url ?? '/', 'http://x');
     const rpc = /^\/rpc\/([^/]+)$/.exec(path);
     if (rpc) {
-      await inTurn(req, claims, () => serveRpc(req, res, decodeURIComponent(rpc[1]!), url.searchParams, scoped, claims));
+      await inTurn(req, claims, ctx.clients, () => serveRpc(req, res, decodeURIComponent(rpc[1]!), url.searchParams, scoped, claims));
       return;
     }
     const tableName = tableNameOf(path);
@@ -334,7 +333,7 @@ export async function handleRest(req: IncomingMessage, res: ServerResponse, path
         throw refused;
       }
     }
-    await inTurn(req, claims, () => serveTable(req, res, scoped, claims, tableName, url.searchParams));
+    await inTurn(req, claims, ctx.clients, () => serveTable(req, res, scoped, claims, tableName, url.searchParams));
   } catch (error) {
     const refusal = toRestError(error, authenticated);
     if (refusalKey) ctx.refusals.remember(refusalKey, refusal);
