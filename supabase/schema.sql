@@ -433,7 +433,8 @@ declare
   budget double precision := game_private.movement_slack_cap();
 begin
   if game_private.is_player() then
-    select * into previous from game_private.last_positions where player_id = new.player_id;
+    -- The budget is spent under the row's lock, as a hit spends it (check_attack).
+    select * into previous from game_private.last_positions where player_id = new.player_id for update;
     if not found then
       if not game_private.in_spawn(new.x, new.y) then
         raise exception 'a new player enters the world at spawn' using errcode = '23514';
@@ -473,6 +474,8 @@ CREATE FUNCTION game_private.check_mute()
 AS $function$
 begin
   new.created_at := now();
+  -- One wallet's mutes queue here, so the count holds for concurrent ones too.
+  perform pg_advisory_xact_lock(hashtext('tessera.mute'), hashtext(new.player_id));
   if (select count(*) from public.game_mutes m where m.player_id = new.player_id) >= 500 then
     raise exception 'a player mutes at most 500 wallets' using errcode = '23514';
   end if;
@@ -894,6 +897,9 @@ declare
   key text := public.player_name_key(new.player_name);
 begin
   if not game_private.is_player() then return new; end if;
+  -- One wallet's presence writes queue here (an upsert's insert half is not serialised by the
+  -- row), so names it sends at once replace each other in turn.
+  perform pg_advisory_xact_lock(hashtext('tessera.name_holder'), hashtext(new.player_id));
   if exists (select 1 from public.game_held_names h
              where h.name_key = key and h.player_id = new.player_id and h.held_at > now() - interval '1 hour') then
     return new;
