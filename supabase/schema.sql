@@ -191,8 +191,8 @@ CREATE FUNCTION game_private.check_attack()
  SET search_path TO ''
 AS $function$
 declare
-  attacker public.game_players;
   victim public.game_players;
+  victim_at game_private.last_positions;
   previous game_private.last_positions;
   budget double precision;
   distance double precision;
@@ -211,7 +211,7 @@ begin
   end if;
   -- Concurrent hits by one attacker on one victim queue here, so the cooldown holds for them too.
   perform pg_advisory_xact_lock(hashtext('tessera.attack'), hashtext(new.attacker_id || '>' || new.victim_id));
-  attacker := game_private.fresh_presence(new.attacker_id, 'fight');
+  perform game_private.fresh_presence(new.attacker_id, 'fight');
   -- Both players' earned rows, in player_id order, before the attacker's last position.
   insert into game_private.earned (player_id) values (new.attacker_id), (new.victim_id)
     on conflict (player_id) do nothing;
@@ -232,10 +232,12 @@ begin
   if not found or victim.last_seen < now() - interval '30 seconds' then
     raise exception 'victim is not present' using errcode = '23514';
   end if;
-  if game_private.in_spawn(new.attacker_x, new.attacker_y) or game_private.in_spawn(victim.x, victim.y) then
+  -- The victim stands where the server last placed it: by its heartbeat or by its own last hit.
+  victim_at := game_private.judged_position(new.victim_id);
+  if game_private.in_spawn(new.attacker_x, new.attacker_y) or game_private.in_spawn(victim_at.x, victim_at.y) then
     raise exception 'no combat in the safe zone' using errcode = '23514';
   end if;
-  distance := sqrt(power(new.attacker_x - victim.x, 2) + power(new.attacker_y - victim.y, 2));
+  distance := sqrt(power(new.attacker_x - victim_at.x, 2) + power(new.attacker_y - victim_at.y, 2));
   if distance > 64 + 187.5 * 0.25 then
     raise exception 'victim is out of range: % px', round(distance) using errcode = '23514',
       hint = 'Combat range is 64 px, plus 250 ms of movement.';
@@ -248,8 +250,8 @@ begin
     raise exception 'attack cooldown: one hit per 1000 ms' using errcode = '23514';
   end if;
   new.victim_name := victim.player_name;
-  new.x := floor(victim.x / 32.0);
-  new.y := floor(victim.y / 32.0);
+  new.x := floor(victim_at.x / 32.0);
+  new.y := floor(victim_at.y / 32.0);
   return new;
 end $function$;
 
@@ -266,18 +268,19 @@ AS $function$
 declare
   tile_x integer;
   tile_y integer;
-  me public.game_players;
+  here game_private.last_positions;
   reach double precision;
 begin
   if not game_private.is_player() or game_private.removing_orphans() then
     return case when tg_op = 'DELETE' then old else new end;
   end if;
   if tg_op = 'DELETE' then tile_x := old.x; tile_y := old.y; else tile_x := new.x; tile_y := new.y; end if;
-  me := game_private.fresh_presence(public.wallet_address(), 'build');
-  reach := 225 * greatest(extract(epoch from now() - me.last_seen), 0);
+  perform game_private.fresh_presence(public.wallet_address(), 'build');
+  here := game_private.judged_position(public.wallet_address());
+  reach := 225 * greatest(extract(epoch from now() - here.at), 0);
   -- Tile (x, y) covers pixels [32x, 32x + 32): it is in view when that square meets the canvas.
-  if tile_x * 32 + 32 <= me.x - 400 - reach or tile_x * 32 >= me.x + 400 + reach
-     or tile_y * 32 + 32 <= me.y - 300 - reach or tile_y * 32 >= me.y + 300 + reach then
+  if tile_x * 32 + 32 <= here.x - 400 - reach or tile_x * 32 >= here.x + 400 + reach
+     or tile_y * 32 + 32 <= here.y - 300 - reach or tile_y * 32 >= here.y + 300 + reach then
     raise exception 'block %,% is out of reach: players build only within their 800x600 view', tile_x, tile_y
       using errcode = '23514';
   end if;
@@ -296,6 +299,7 @@ CREATE FUNCTION game_private.check_claim()
 AS $function$
 declare
   me public.game_players;
+  here game_private.last_positions;
   reach double precision;
   width integer := new.x2 - new.x1 + 1;
   height integer := new.y2 - new.y1 + 1;
@@ -326,9 +330,10 @@ begin
     raise exception 'Only a player in the world claims land.' using errcode = '23514';
   end if;
   -- The rectangle must meet the player's view (the rule of blocks, game_private.check_block_reach).
-  reach := 225 * greatest(extract(epoch from now() - me.last_seen), 0);
-  if new.x2 * 32 + 32 <= me.x - 400 - reach or new.x1 * 32 >= me.x + 400 + reach
-     or new.y2 * 32 + 32 <= me.y - 300 - reach or new.y1 * 32 >= me.y + 300 + reach then
+  here := game_private.judged_position(new.owner_id);
+  reach := 225 * greatest(extract(epoch from now() - here.at), 0);
+  if new.x2 * 32 + 32 <= here.x - 400 - reach or new.x1 * 32 >= here.x + 400 + reach
+     or new.y2 * 32 + 32 <= here.y - 300 - reach or new.y1 * 32 >= here.y + 300 + reach then
     raise exception 'Stand where you can see the land you claim.' using errcode = '23514';
   end if;
   new.owner_name := me.player_name;
@@ -433,7 +438,8 @@ declare
   budget double precision := game_private.movement_slack_cap();
 begin
   if game_private.is_player() then
-    select * into previous from game_private.last_positions where player_id = new.player_id;
+    -- The budget is spent under the row's lock, as a hit spends it (check_attack).
+    select * into previous from game_private.last_positions where player_id = new.player_id for update;
     if not found then
       if not game_private.in_spawn(new.x, new.y) then
         raise exception 'a new player enters the world at spawn' using errcode = '23514';
@@ -473,6 +479,8 @@ CREATE FUNCTION game_private.check_mute()
 AS $function$
 begin
   new.created_at := now();
+  -- One wallet's mutes queue here, so the count holds for concurrent ones too.
+  perform pg_advisory_xact_lock(hashtext('tessera.mute'), hashtext(new.player_id));
   if (select count(*) from public.game_mutes m where m.player_id = new.player_id) >= 500 then
     raise exception 'a player mutes at most 500 wallets' using errcode = '23514';
   end if;
@@ -849,7 +857,7 @@ CREATE FUNCTION game_private.fill_report()
  SET search_path TO ''
 AS $function$
 declare
-  reporter public.game_players;
+  here game_private.last_positions;
   recent integer;
 begin
   if coalesce(auth.role(), '') = 'authenticated' then
@@ -873,11 +881,14 @@ begin
   new.created_at := now();
   new.resolved_by := null;
   new.resolved_at := null;
-  select * into reporter from public.game_players p where p.player_id = new.reporter_id;
+  -- The reporter's tile: where the server last placed it, while it is in the world.
+  if exists (select 1 from public.game_players p where p.player_id = new.reporter_id) then
+    select * into here from game_private.last_positions p where p.player_id = new.reporter_id;
+  end if;
   new.context := jsonb_build_object(
     'reported_name', (select h.player_name from public.game_held_names h where h.player_id = new.reported_id),
-    'reporter_tile', case when reporter.player_id is null then null
-                          else jsonb_build_object('x', floor(reporter.x / 32.0), 'y', floor(reporter.y / 32.0)) end,
+    'reporter_tile', case when here.player_id is null then null
+                          else jsonb_build_object('x', floor(here.x / 32.0), 'y', floor(here.y / 32.0)) end,
     'chat', coalesce((select jsonb_agg(jsonb_build_object('name', c.player_name, 'message', c.message, 'at', c.created_at) order by c.created_at)
                       from (select * from public.game_chat_messages m where m.player_id = new.reported_id
                             order by m.created_at desc limit 20) c), '[]'),
@@ -885,8 +896,8 @@ begin
                                                             'after', e.after_type, 'at', e.created_at) order by e.id)
                        from (select * from public.game_block_edits b
                              where b.actor_id = new.reported_id and b.created_at > now() - interval '30 minutes'
-                               and reporter.player_id is not null
-                               and abs(b.x - floor(reporter.x / 32.0)) <= 32 and abs(b.y - floor(reporter.y / 32.0)) <= 32
+                               and here.player_id is not null
+                               and abs(b.x - floor(here.x / 32.0)) <= 32 and abs(b.y - floor(here.y / 32.0)) <= 32
                              order by b.id desc limit 100) e), '[]'));
   return new;
 end $function$;
@@ -922,6 +933,9 @@ declare
   key text := public.player_name_key(new.player_name);
 begin
   if not game_private.is_player() then return new; end if;
+  -- One wallet's presence writes queue here (an upsert's insert half is not serialised by the
+  -- row), so names it sends at once replace each other in turn.
+  perform pg_advisory_xact_lock(hashtext('tessera.name_holder'), hashtext(new.player_id));
   if exists (select 1 from public.game_held_names h
              where h.name_key = key and h.player_id = new.player_id and h.held_at > now() - interval '1 hour') then
     return new;
@@ -1073,13 +1087,14 @@ CREATE FUNCTION game_private.place_voice()
  SET search_path TO ''
 AS $function$
 declare
-  me public.game_players;
+  here game_private.last_positions;
 begin
   if not game_private.is_player() then return new; end if;
   perform game_private.require_own(new.player_id, 'game_voice_messages');
-  me := game_private.fresh_presence(new.player_id, 'speak');
-  new.x := floor(me.x / 32.0);
-  new.y := floor(me.y / 32.0);
+  perform game_private.fresh_presence(new.player_id, 'speak');
+  here := game_private.judged_position(new.player_id);
+  new.x := floor(here.x / 32.0);
+  new.y := floor(here.y / 32.0);
   return new;
 end $function$;
 
@@ -2392,6 +2407,27 @@ begin
 end $function$;
 
 --
+-- Name: judged_position(wallet text); Type: FUNCTION; Schema: game_private; Owner: -
+--
+
+CREATE FUNCTION game_private.judged_position(wallet text)
+ RETURNS game_private.last_positions
+ LANGUAGE plpgsql
+ STABLE SECURITY DEFINER
+ SET search_path TO ''
+AS $function$
+declare
+  here game_private.last_positions;
+begin
+  select * into here from game_private.last_positions where player_id = wallet;
+  if not found then
+    raise exception 'no position: a player who has not entered the world stands nowhere' using errcode = '23514',
+      hint = 'Send a presence heartbeat first.';
+  end if;
+  return here;
+end $function$;
+
+--
 -- Name: movement_budget(previous game_private.last_positions, x double precision, y double precision); Type: FUNCTION; Schema: game_private; Owner: -
 --
 
@@ -3610,6 +3646,12 @@ REVOKE EXECUTE ON FUNCTION game_private.fresh_presence(wallet text, action text)
 --
 
 REVOKE EXECUTE ON FUNCTION game_private.is_water(tile_x integer, tile_y integer) FROM PUBLIC;
+
+--
+-- Name: FUNCTION judged_position(wallet text); Type: ACL; Schema: game_private; Owner: -
+--
+
+REVOKE EXECUTE ON FUNCTION game_private.judged_position(wallet text) FROM PUBLIC;
 
 --
 -- Name: FUNCTION log_op(operator text, action text, target text, details jsonb); Type: ACL; Schema: game_private; Owner: -
