@@ -22,6 +22,11 @@
  *             eq/in filters on it, while a player posts two 1 MB voice clips.
  *   refresh:  3,000 refresh-token grants, 100 on each of 30 sessions' tokens, 300 in flight
  *             (the per-address limits are the test servers', so the per-session bound is measured).
+ *   joins:    195 anon sockets of one address each send 20 private joins a second (a new region
+ *             topic each) for 4 s, 15,600 joins, all refused; prints how many were refused and
+ *             how many authorisation transactions they cost (`/metrics`).
+ *   joins-signed-in: the same from a signed-in wallet that is not in the world (its token in each
+ *             join), so every join is a read check in the database, refused there.
  * Then, on a server of its own over a world of 60,000 blocks and 50 MB of stored voice clips
  * (written as the database owner before it starts), REST floods of 16 requests in flight at once
  * from one signed-in stranger for a few seconds (docs/rest-bounds.md):
@@ -361,6 +366,55 @@ function patternsFlood(server: Server, poster: TestPlayer) {
   };
 }
 
+/** Read checks of private channels answered so far, by `database` (a transaction) and `catalogue` (none), from `/metrics`. */
+async function joinAuthorizations(server: Server): Promise<{ database: number; catalogue: number }> {
+  const text = await (await fetch(`${server.url}/metrics`)).text();
+  const count = (by: string) => Number(new RegExp(`^tessera_realtime_join_authorizations_total\\{answered_by="${by}"\\} (\\S+)$`, 'm').exec(text)?.[1] ?? NaN);
+  return { database: count('database'), catalogue: count('catalogue') };
+}
+
+/**
+ * 195 sockets of one address each send 20 private joins a second (5 every 250 ms, each on a topic
+ * of its own) for 4 s, with `token` as each join's access token (the anon key when null); waits
+ * for every reply and tells how they were answered and what they cost in read checks.
+ */
+function joinsFlood(server: Server, name: string, token: string | null) {
+  return async () => {
+    const SOCKETS = 195;
+    const TICKS = 16;
+    const replies = new Map<string, number>();
+    let answered = 0;
+    const sockets = await Promise.all(
+      Array.from({ length: SOCKETS }, () =>
+        socket(server, (data) => {
+          if (data[0] !== 0x5b) return;
+          const frame = JSON.parse(data.toString()) as [unknown, unknown, string, string, { status: string; response: { reason?: string } }];
+          if (frame[3] !== 'phx_reply') return;
+          const reason = frame[4].status === 'ok' ? 'ok' : (frame[4].response.reason ?? '').replace(/topic: .*$/, 'topic: <topic>');
+          replies.set(reason, (replies.get(reason) ?? 0) + 1);
+          answered++;
+        }),
+      ),
+    );
+    const before = await joinAuthorizations(server);
+    const payload = { config: { private: true }, ...(token ? { access_token: token } : {}) };
+    for (let tick = 0; tick < TICKS; tick++) {
+      for (const [n, ws] of sockets.entries()) {
+        for (let i = 0; i < 5; i++) ws.send(JSON.stringify([`${tick}-${i}`, `${tick}-${i}`, `realtime:region:${n}:${tick * 5 + i}`, 'phx_join', payload]));
+      }
+      await sleep(250);
+    }
+    const sent = SOCKETS * TICKS * 5;
+    await waitFor(() => answered >= sent, { timeout: 60_000, interval: 50, message: 'every join answered' }).catch(() => {});
+    const after = await joinAuthorizations(server);
+    console.error(
+      `${name}: ${answered} of ${sent} joins answered ${JSON.stringify(Object.fromEntries(replies))}; ` +
+        `read checks: ${after.database - before.database} in the database, ${after.catalogue - before.catalogue} from the catalogue`,
+    );
+    return () => sockets.forEach((ws) => ws.terminate());
+  };
+}
+
 /** Refresh tokens of new sessions, `count` of them, signed in before a flood so that signing in is not measured. */
 async function refreshTokens(server: Server, count: number): Promise<string[]> {
   const players = await Promise.all(Array.from({ length: count }, () => signInPlayer(server)));
@@ -397,7 +451,7 @@ function refreshFlood(server: Server, tokens: string[]) {
 printHeader('floods', { warmups: 0, runs: RUNS });
 const server = await startServer({ dataDir: await makeDataDir() });
 try {
-  const [bystander, poser, listener] = await Promise.all([signInPlayer(server), signInPlayer(server), signInPlayer(server)]);
+  const [bystander, poser, listener, outsider] = await Promise.all([signInPlayer(server), signInPlayer(server), signInPlayer(server), signInPlayer(server)]);
   await Promise.all([enterAtSpawn(bystander), enterAtSpawn(poser), enterAtSpawn(listener)]);
   const bystanderToken = await accessToken(bystander);
   await (await restProbe(server, bystanderToken)).stop();
@@ -412,6 +466,8 @@ try {
     ['bindings', bindingsFlood(server, listener, poser)],
     ['patterns', patternsFlood(server, poser)],
     ['refresh', () => refreshFlood(server, refreshRuns.shift()!)()],
+    ['joins', joinsFlood(server, 'joins', null)],
+    ['joins-signed-in', async () => joinsFlood(server, 'joins-signed-in', await accessToken(outsider))()],
   ];
   for (const [name, flood] of floods) {
     if (!chosen(name)) continue;

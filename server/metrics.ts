@@ -89,3 +89,14 @@ export const signIns = new Counter({
   name: 'tessera_signins_total', help: 'Sign-ins by result', labelNames: ['result'], registers: [registry],
 });
 for (const result of ['success', 'refused', 'rate_limited']) signIns.inc({ result }, 0);
+
+/**
+ * Read checks of private channels (on a join or a token update) by how they were answered:
+ * `database`, one authorisation transaction on realtime.messages; `catalogue`, refused without
+ * one because no read policy can grant the caller's role anything (server/realtime/read-policies.ts).
+ */
+export const joinAuthorizations = new Counter({
+  name: 'tessera_realtime_join_authorizations_total', help: 'Read checks of private channels by how they were answered',
+  labelNames: ['answered_by'], registers: [registry],
+});
+for (const answeredBy of ['database', 'catalogue']) joinAuthorizations.inc({ answered_by: answeredBy }, 0);

@@ -135,6 +135,9 @@ export interface Change {
 /** The channel on which PostgreSQL says that published tables or their policies may have changed. */
 export const SCHEMA_CHANNEL = 'realtime_schema';
 
+/** The event trigger that notifies {@link SCHEMA_CHANNEL}; absent where the server could not create it. */
+export const SCHEMA_WATCH_TRIGGER = 'realtime_schema_change';
+
 /**
  * An event trigger that notifies {@link SCHEMA_CHANNEL} after DDL that can change what Realtime
  * serves (publications, tables, policies; not grants, which the capture itself issues), so the catalogue of published tables is
@@ -150,8 +153,8 @@ begin
 end $$;
 do $$
 begin
-  drop event trigger if exists realtime_schema_change;
-  create event trigger realtime_schema_change on ddl_command_end
+  drop event trigger if exists ${SCHEMA_WATCH_TRIGGER};
+  create event trigger ${SCHEMA_WATCH_TRIGGER} on ddl_command_end
     when tag in ('CREATE PUBLICATION', 'ALTER PUBLICATION', 'DROP PUBLICATION', 'CREATE TABLE', 'ALTER TABLE',
                  'DROP TABLE', 'CREATE POLICY', 'ALTER POLICY', 'DROP POLICY')
     execute function realtime.notify_schema_change();

@@ -17,10 +17,10 @@ export async function accessFor(hub: Hub, channel: Pick<Channel, 'bindings' | 'c
   return access;
 }
 
-/** The read policies' verdict on `name` (a topic without `realtime:`); nothing granted when the check failed (logged). */
-export async function readVerdict(hub: Hub, claims: Claims, name: string): Promise<ReadVerdict> {
+/** The read policies' verdict on `name` (a topic without `realtime:`) for a socket of `address`; nothing granted when the check failed (logged). */
+export async function readVerdict(hub: Hub, claims: Claims, name: string, address: string): Promise<ReadVerdict> {
   try {
-    return await hub.authorizeRead(claims, name);
+    return await hub.authorizeRead(claims, name, address);
   } catch (error) {
     hub.log(`realtime: read policies of ${name} failed: ${(error as Error).message}`);
     return { broadcast: false, presence: false, sender: null };
@@ -47,7 +47,7 @@ export async function updateToken(hub: Hub, channel: Channel, msg: Message): Pro
   let sender = channel.sender;
   let reads = channel.reads;
   if (channel.private) {
-    const verdict = await readVerdict(hub, claims, subTopic(channel.topic));
+    const verdict = await readVerdict(hub, claims, subTopic(channel.topic), channel.conn.address);
     if (!verdict.broadcast && !(channel.presence.enabled && verdict.presence)) {
       close(hub, channel, readRevoked(subTopic(channel.topic)));
       return;
@@ -72,7 +72,7 @@ export function mayWrite(hub: Hub, channel: Channel, extension: WriteExtension):
   if (known && known.until > now) return known.allowed;
   const verdict: WriteVerdict = { allowed: Promise.resolve(false), until: now + WRITE_CHECK_MS * (1 - WRITE_CHECK_SPREAD * Math.random()), granted: null };
   verdict.allowed = hub
-    .authorizeWrite(channel.claims, subTopic(channel.topic), extension)
+    .authorizeWrite(channel.claims, subTopic(channel.topic), extension, channel.conn.address)
     .catch((error: unknown) => {
       hub.log(`realtime: write policies of ${channel.topic} failed: ${(error as Error).message}`);
       return false;

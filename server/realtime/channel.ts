@@ -12,6 +12,8 @@ import type { Outbound } from './wire.js';
 export interface Conn {
   /** Distinguishes the connection's broadcasts when its sender is not named (see ChannelPolicy.senderSql). */
   id: number;
+  /** The network address the socket came from: its authorisation checks share this address's places (KeyedSlots). */
+  address: string;
   vsn: Vsn;
   ws: WebSocket;
   apikey: string;

@@ -21,10 +21,14 @@ export interface Hub {
   /** Resolves once a catalogue refresh under way (after a schema change) is done; at once when none is. */
   catalogueSettled(): Promise<void>;
   access(role: string, table: TableInfo): Promise<Access>;
-  /** Read policies of realtime.messages for `topic` (without `realtime:`). */
-  authorizeRead(claims: Claims, topic: string): Promise<ReadVerdict>;
-  /** Write policies of realtime.messages for a message of `extension` on `topic`. */
-  authorizeWrite(claims: Claims, topic: string, extension: WriteExtension): Promise<boolean>;
+  /**
+   * Read policies of realtime.messages for `topic` (without `realtime:`), asked for a socket of
+   * `address`: nothing granted without asking the database when no read policy can grant the
+   * role anything; otherwise one transaction, waiting its turn among the address's checks.
+   */
+  authorizeRead(claims: Claims, topic: string, address: string): Promise<ReadVerdict>;
+  /** Write policies of realtime.messages for a message of `extension` on `topic`, asked for a socket of `address` (its turn as above). */
+  authorizeWrite(claims: Claims, topic: string, extension: WriteExtension, address: string): Promise<boolean>;
   /** The stored messages of `topic` (without `realtime:`) a join replays: since `since` (ms epoch), at most `limit`, oldest first. */
   replay(topic: string, since: number, limit: number): Promise<Broadcast[]>;
   /**

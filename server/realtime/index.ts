@@ -1,6 +1,7 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Claims, Database } from '../db/index.js';
 import { authorizeRead, authorizeSends, authorizeWrite } from './authorization.js';
+import type { ReadVerdict } from './authorization.js';
 import { createBroadcastBatches } from './batches.js';
 import type { BroadcastBatches } from './batches.js';
 import { handleBroadcastApi } from './broadcast-api.js';
@@ -12,18 +13,30 @@ import { createDispatcher } from './dispatch.js';
 import type { Dispatcher } from './dispatch.js';
 import { startHousekeeping } from './housekeeping.js';
 import type { Hub } from './hub.js';
-import { MAX_API_REQUESTS_PER_ADDRESS_PER_SECOND, MAX_PERSISTS_PER_SECOND, MAX_SENDER_MESSAGES_PER_SECOND, KeyedBuckets, TokenBucket } from './limits.js';
+import {
+  MAX_API_REQUESTS_PER_ADDRESS_PER_SECOND,
+  MAX_AUTHORIZATIONS_IN_FLIGHT,
+  MAX_AUTHORIZATIONS_PER_ADDRESS,
+  MAX_PERSISTS_PER_SECOND,
+  MAX_SENDER_MESSAGES_PER_SECOND,
+  KeyedBuckets,
+  TokenBucket,
+} from './limits.js';
 import { installMessages, readReplay, storeBroadcast } from './messages.js';
 import { PLAIN_POLICY } from './policy.js';
 import type { ChannelPolicy } from './policy.js';
 import { PresenceRegistry } from './presence.js';
 import type { Broadcast } from './protocol.js';
+import { loadReadPolicies } from './read-policies.js';
+import type { ReadPolicyCatalogue } from './read-policies.js';
+import { KeyedSlots } from './slots.js';
 import { acceptSockets } from './sockets.js';
 import type { SocketEndpoint } from './sockets.js';
 import { loadTableCatalogue } from './table-catalogue.js';
 import type { TableCatalogue } from './table-catalogue.js';
 import { clientAddresses } from '../http/client-address.js';
 import { log as serverLog } from '../log.js';
+import { joinAuthorizations } from '../metrics.js';
 
 export { TOO_MANY_SOCKETS } from './sockets.js';
 
@@ -66,6 +79,7 @@ export interface RealtimeServer {
 /** The shared state a hub is made of, besides the database and the server's dependencies. */
 interface HubParts {
   catalogue: TableCatalogue;
+  readPolicies: ReadPolicyCatalogue;
   dispatcher: Dispatcher;
   batches: BroadcastBatches;
   topics: Map<string, Set<Channel>>;
@@ -90,6 +104,33 @@ function createPersister(db: Database, log: (message: string) => void): (topic: 
   };
 }
 
+/** The verdict of a read check the catalogue answers: nothing granted. */
+const NOTHING_READ: ReadVerdict = { broadcast: false, presence: false, sender: null };
+
+/**
+ * The hub's policy checks. A read check under a role the read policies grant nothing is refused
+ * from the catalogue, once a re-read under way is done (so a policy just created counts), without
+ * a transaction; every other check is one transaction, run within its address's places and the
+ * server's (MAX_AUTHORIZATIONS_PER_ADDRESS, MAX_AUTHORIZATIONS_IN_FLIGHT).
+ */
+function policyChecks(db: Database, senderSql: string | null, readPolicies: ReadPolicyCatalogue): Pick<Hub, 'authorizeRead' | 'authorizeWrite'> {
+  const slots = new KeyedSlots(MAX_AUTHORIZATIONS_PER_ADDRESS, MAX_AUTHORIZATIONS_IN_FLIGHT);
+  return {
+    async authorizeRead(claims, topic, address) {
+      await readPolicies.settled();
+      if (readPolicies.grantsNothing(claims.role)) {
+        joinAuthorizations.inc({ answered_by: 'catalogue' });
+        return NOTHING_READ;
+      }
+      return slots.run(address, () => {
+        joinAuthorizations.inc({ answered_by: 'database' });
+        return authorizeRead(db, claims, topic, senderSql);
+      });
+    },
+    authorizeWrite: (claims, topic, extension, address) => slots.run(address, () => authorizeWrite(db, claims, topic, extension)),
+  };
+}
+
 function createHub(db: Database, deps: RealtimeDeps, policy: ChannelPolicy, parts: HubParts): Hub {
   const { catalogue, senderBudgets } = parts;
   return {
@@ -98,8 +139,7 @@ function createHub(db: Database, deps: RealtimeDeps, policy: ChannelPolicy, part
     refreshTablesSoon: () => catalogue.refreshSoon(),
     catalogueSettled: () => catalogue.settled(),
     access: (role, table) => catalogue.access(role, table),
-    authorizeRead: (claims, topic) => authorizeRead(db, claims, topic, policy.senderSql),
-    authorizeWrite: (claims, topic, extension) => authorizeWrite(db, claims, topic, extension),
+    ...policyChecks(db, policy.senderSql, parts.readPolicies),
     replay: (topic, since, limit) => readReplay(db, topic, since, limit),
     persist: createPersister(db, parts.log),
     takeSenderMessage: (sender, count = 1) => senderBudgets.take(sender, count),
@@ -149,16 +189,20 @@ export async function attachRealtime(server: Server, deps: RealtimeDeps): Promis
   await installCapture(db);
   await installMessages(db);
   const catalogue = await loadTableCatalogue(db, log);
+  const readPolicies = await loadReadPolicies(db, log);
   const topics = new Map<string, Set<Channel>>();
   const batches = createBroadcastBatches(topics);
   const onError = (error: unknown) => log(`realtime: change delivery failed: ${(error as Error).message}`);
   const dispatcher = createDispatcher(db, onError, createDatabaseBroadcaster(topics, batches, log));
   const stopListening = await db.listen(CHANGES_CHANNEL, () => dispatcher.wake());
-  const stopWatching = await db.listen(SCHEMA_CHANNEL, () => void catalogue.reload());
+  const stopWatching = await db.listen(SCHEMA_CHANNEL, () => {
+    void catalogue.reload();
+    void readPolicies.reload();
+  });
   const senderBudgets = new KeyedBuckets(MAX_SENDER_MESSAGES_PER_SECOND);
   const addressBudgets = new KeyedBuckets(MAX_API_REQUESTS_PER_ADDRESS_PER_SECOND);
   const housekeeping = startHousekeeping(db, [senderBudgets, addressBudgets], log);
-  const hub = createHub(db, deps, deps.policy ?? PLAIN_POLICY, { catalogue, dispatcher, batches, topics, senderBudgets, log });
+  const hub = createHub(db, deps, deps.policy ?? PLAIN_POLICY, { catalogue, readPolicies, dispatcher, batches, topics, senderBudgets, log });
   const maxSocketsPerAddress = deps.maxSocketsPerAddress ?? DEFAULT_MAX_SOCKETS_PER_ADDRESS;
   const clientAddress = deps.clientAddress ?? clientAddresses().of;
   const sockets: SocketEndpoint = acceptSockets(server, hub, { anonKey: deps.anonKey, verifyToken: deps.verifyToken, maxSocketsPerAddress, clientAddress });

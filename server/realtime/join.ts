@@ -159,14 +159,14 @@ async function authenticate(hub: Hub, request: JoinRequest): Promise<Claims> {
  * allows the topic to be public; a private one what the read policies of realtime.messages grant,
  * refused when they grant neither broadcast nor (for a join that asks for it) presence.
  */
-async function authorize(hub: Hub, request: JoinRequest, claims: Claims): Promise<Grant> {
+async function authorize(hub: Hub, conn: Conn, request: JoinRequest, claims: Claims): Promise<Grant> {
   if (!request.isPrivate) {
     const refusal = publicRefusal(hub.policy, request.name);
     if (refusal !== null) refuse(refusal);
     return { reads: { broadcast: true, presence: true }, sender: null };
   }
   refuseIfStale(request.arrived);
-  const verdict = await readVerdict(hub, claims, request.name);
+  const verdict = await readVerdict(hub, claims, request.name, conn.address);
   // As on hosted, presence read counts for the join only when the join asks for presence.
   if (!verdict.broadcast && !(request.presenceEnabled && verdict.presence)) refuse(readRefused(request.name));
   return { reads: { broadcast: verdict.broadcast, presence: verdict.presence }, sender: verdict.sender };
@@ -258,7 +258,7 @@ function welcome(hub: Hub, channel: Channel, request: JoinRequest, replayed: Bro
 export async function join(hub: Hub, conn: Conn, msg: Message, arrived: number): Promise<void> {
   const request = readRequest(hub, conn, msg, arrived);
   const claims = await authenticate(hub, request);
-  const grant = await authorize(hub, request, claims);
+  const grant = await authorize(hub, conn, request, claims);
   const replayed = await readReplay(hub, request, grant);
   const bound = await bind(hub, conn, msg);
   const channel = openChannel(conn, request, claims, grant, replayed, bound);

@@ -34,6 +34,25 @@ export const WRITE_CHECK_MS = 5000;
  * otherwise have all its verdicts renewed in the same instant, every 5 s.
  */
 export const WRITE_CHECK_SPREAD = 0.2;
+/**
+ * Authorisation transactions (the read and write checks of private channels) one network
+ * address may have running at once; its further checks wait their turn, so the sockets of one
+ * address (up to 200 of them, 20 joins a second each) keep at most this many of the pool's
+ * connections, and of the database's cores, busy.
+ */
+export const MAX_AUTHORIZATIONS_PER_ADDRESS = 1;
+/**
+ * Authorisation transactions running at once over the whole server, whatever the addresses: a
+ * quarter of the default pool (server/db/pool.ts), so REST requests and change delivery always
+ * find a connection however many addresses join at once.
+ */
+export const MAX_AUTHORIZATIONS_IN_FLIGHT = 4;
+/**
+ * The catalogue of roles the read policies grant nothing (read-policies.ts) is re-read after
+ * every schema change, and at the first join once it is this old: a role's membership or
+ * BYPASSRLS changes fire no event trigger.
+ */
+export const READ_POLICIES_MAX_AGE_MS = 10_000;
 /** The published-table catalogue is re-read at most this often, and only when a join names a table it lacks. */
 export const CATALOGUE_REFRESH_MS = 5000;
 

@@ -78,10 +78,11 @@ async function checkSocket(url: URL, options: SocketOptions): Promise<[number, s
 }
 
 /** The connection of a just-opened socket, with its own outbound queue and budgets. */
-function openConn(id: number, ws: WebSocket, socket: Duplex, url: URL, log: (message: string) => void): Conn {
+function openConn(id: number, address: string, ws: WebSocket, socket: Duplex, url: URL, log: (message: string) => void): Conn {
   const outbound = new Outbound(ws, socket, (queued) => log(`realtime: closed socket #${id}: ${queued} bytes of replies and changes were left unread`));
   return {
     id,
+    address,
     vsn: (url.searchParams.get('vsn') ?? '1.0.0') as Vsn,
     ws,
     apikey: url.searchParams.get('apikey')!,
@@ -106,12 +107,12 @@ export function acceptSockets(server: Server, hub: Hub, options: SocketOptions):
   let nextConnId = 1;
   let received = 0;
 
-  function serve(req: IncomingMessage, socket: Duplex, head: Buffer, url: URL): void {
+  function serve(req: IncomingMessage, socket: Duplex, head: Buffer, url: URL, address: string): void {
     wss.handleUpgrade(req, socket, head, (ws) => {
       const id = nextConnId++;
       ws.on('message', () => received++);
       try {
-        serveConnection(openConn(id, ws, socket, url, hub.log), hub);
+        serveConnection(openConn(id, address, ws, socket, url, hub.log), hub);
       } catch (error) {
         hub.log(`realtime: serving socket #${id} failed: ${errorMessage(error)}`);
         ws.terminate();
@@ -133,7 +134,7 @@ export function acceptSockets(server: Server, hub: Hub, options: SocketOptions):
     socket.once('close', () => counts.release(address));
     const refusal = await checkSocket(url, options);
     if (refusal) return refuse(socket, ...refusal);
-    serve(req, socket, head, url);
+    serve(req, socket, head, url, address);
   }
 
   const onUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer) => {
