@@ -1,4 +1,5 @@
 import type { Queryable } from '../db/index.js';
+import { TEXT_BOUNDS_SQL, largeTextColumns } from '../rest/catalog.js';
 
 /** A table of the publication supabase_realtime, as postgres_changes needs it. */
 export interface TableInfo {
@@ -11,6 +12,10 @@ export interface TableInfo {
   /** Column names and their Postgres type names, in table order. */
   columns: { name: string; type: string }[];
   types: Map<string, string>;
+  /** Each column's type as PostgreSQL names it in messages (`integer`, `character varying`). */
+  typeNames: Map<string, string>;
+  /** The large text columns, each with the most characters it may hold: the REST bound's rule (server/rest/catalog.ts). */
+  largeText: Map<string, number>;
   /** Primary-key columns with their SQL types; empty if the table has none. */
   pk: { name: string; sqlType: string }[];
 }
@@ -29,21 +34,34 @@ export interface Access {
 
 /** Loads every table of supabase_realtime, keyed by oid. */
 export async function loadTables(db: Queryable): Promise<Map<number, TableInfo>> {
-  const { rows } = await db.query<Omit<TableInfo, 'types'>>(`
+  const { rows } = await db.query<Omit<TableInfo, 'types' | 'typeNames' | 'largeText'> & { text_columns: [string, number | null][]; checks: string[]; type_names: string[] }>(`
     select c.oid::int as oid, n.nspname as schema, c.relname as name, c.relrowsecurity as rls,
       c.relreplident::text as identity,
       (select json_agg(json_build_object('name', a.attname, 'type', t.typname) order by a.attnum)
          from pg_attribute a join pg_type t on t.oid = a.atttypid
          where a.attrelid = c.oid and a.attnum > 0 and not a.attisdropped) as columns,
+      array(select format_type(a.atttypid, null) from pg_attribute a
+            where a.attrelid = c.oid and a.attnum > 0 and not a.attisdropped order by a.attnum) as type_names,
       coalesce((select json_agg(json_build_object('name', a.attname, 'sqlType', format_type(a.atttypid, a.atttypmod))
                   order by array_position(i.indkey::int2[], a.attnum))
          from pg_index i join pg_attribute a on a.attrelid = i.indrelid and a.attnum = any(i.indkey)
-         where i.indrelid = c.oid and i.indisprimary), '[]') as pk
+         where i.indrelid = c.oid and i.indisprimary), '[]') as pk,
+      ${TEXT_BOUNDS_SQL}
     from pg_publication_tables p
     join pg_namespace n on n.nspname = p.schemaname
     join pg_class c on c.relnamespace = n.oid and c.relname = p.tablename
     where p.pubname = 'supabase_realtime'`);
-  return new Map(rows.map((row) => [row.oid, { ...row, types: new Map(row.columns.map((col) => [col.name, col.type])) }]));
+  return new Map(
+    rows.map(({ text_columns, checks, type_names, ...row }) => [
+      row.oid,
+      {
+        ...row,
+        types: new Map(row.columns.map((col) => [col.name, col.type])),
+        typeNames: new Map(row.columns.map((col, i) => [col.name, type_names[i]!])),
+        largeText: largeTextColumns(text_columns, checks),
+      },
+    ]),
+  );
 }
 
 /** Works out what `role` may read of `table` from its privileges and policies. */
@@ -92,3 +110,4 @@ export function visibilitySql(table: TableInfo): string {
   const join = table.pk.map((col) => `t.${ident(col.name)} = k.${ident(col.name)}`).join(' and ');
   return `select $2, k.i, false from jsonb_to_recordset($1) as k(i int, ${defs}) join ${ident(table.schema)}.${ident(table.name)} t on ${join}`;
 }
+
