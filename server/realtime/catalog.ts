@@ -30,6 +30,12 @@ export interface Access {
   mode: 'exists' | 'claims' | 'hidden' | 'denied' | 'nokey';
   /** Readable columns, or null when all are. */
   columns: Set<string> | null;
+  /**
+   * Under `claims`, the role's row-level read rule as one SQL condition on the table's columns
+   * (its permissive SELECT policies OR-ed, its restrictive ones AND-ed): what decides whether it
+   * could read an old row image, which can no longer be re-read. Null in the other modes.
+   */
+  policy: string | null;
 }
 
 /** Loads every table of supabase_realtime, keyed by oid. */
@@ -73,6 +79,7 @@ export async function loadAccess(db: Queryable, table: TableInfo, role: string):
     permissive: boolean;
     open: boolean;
     restrictive: boolean;
+    policy: string | null;
   }>(
     `with r as (select oid, rolbypassrls or rolsuper as bypass from pg_roles where rolname = $1),
      p as (
@@ -87,17 +94,22 @@ export async function loadAccess(db: Queryable, table: TableInfo, role: string):
                    and has_column_privilege(r.oid, a.attrelid, a.attnum, 'SELECT')), '{}') as readable,
        exists (select 1 from p where permissive) as permissive,
        exists (select 1 from p where permissive and qual = 'true') as open,
-       exists (select 1 from p where not permissive) as restrictive`,
+       exists (select 1 from p where not permissive) as restrictive,
+       -- A policy without USING lets no row be read (permissive) or leaves the others to decide (restrictive).
+       (select '(' || string_agg('(' || coalesce(qual, 'false') || ')', ' or ') || ')'
+          || coalesce((select string_agg(' and (' || qual || ')', '') from p where not permissive and qual is not null), '')
+          from p where permissive) as policy`,
     [role, table.oid],
   );
   const info = rows[0];
   const readable = new Set(info.readable);
   const columns = readable.size === table.columns.length ? null : readable;
-  if (table.pk.length === 0) return { mode: 'nokey', columns };
-  if (!info.known || !table.pk.every((col) => readable.has(col.name))) return { mode: 'denied', columns };
-  if (!table.rls || info.bypass) return { mode: 'exists', columns };
-  if (!info.permissive) return { mode: 'hidden', columns };
-  return { mode: info.open && !info.restrictive ? 'exists' : 'claims', columns };
+  if (table.pk.length === 0) return { mode: 'nokey', columns, policy: null };
+  if (!info.known || !table.pk.every((col) => readable.has(col.name))) return { mode: 'denied', columns, policy: null };
+  if (!table.rls || info.bypass) return { mode: 'exists', columns, policy: null };
+  if (!info.permissive) return { mode: 'hidden', columns, policy: null };
+  if (info.open && !info.restrictive) return { mode: 'exists', columns, policy: null };
+  return { mode: 'claims', columns, policy: info.policy };
 }
 
 /**
@@ -111,3 +123,17 @@ export function visibilitySql(table: TableInfo): string {
   return `select $2, k.i, false from jsonb_to_recordset($1) as k(i int, ${defs}) join ${ident(table.schema)}.${ident(table.name)} t on ${join}`;
 }
 
+/**
+ * The statement realtime.drain runs for `table` on old row images (of updates and deletes),
+ * which can no longer be re-read: given them as a JSON array of rows with their position `i`, it
+ * returns ($2, i, false) for each image that `policy` (the reader's row-level read rule, from
+ * {@link loadAccess}) lets the current role and claims read, as row-level security would have
+ * on the row before it changed. The image is named like the table, as the policy's own
+ * subqueries name the row they check.
+ */
+export function oldVisibilitySql(table: TableInfo, policy: string): string {
+  const ident = (name: string) => `"${name.replace(/"/g, '""')}"`;
+  return `select $2, (realtime_old_image.v ->> 'i')::int, false from jsonb_array_elements($1) as realtime_old_image(v)
+    cross join lateral jsonb_populate_record(null::${ident(table.schema)}.${ident(table.name)}, realtime_old_image.v) as ${ident(table.name)}
+    where ${policy}`;
+}
