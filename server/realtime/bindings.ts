@@ -93,7 +93,7 @@ export function readBindings(payload: unknown, lookup: TableLookup): { bindings:
       const select = readSelect(params.select, schema, table, tables);
       if (!filter) return { echo, event: upper as RequestedBinding['event'], tables, filter: null, select };
       if (tables.length !== 1) throw new Error('Error parsing `filter` params: a filter needs one table');
-      const conditions = parseFilter(filter, tables[0].types);
+      const conditions = parseFilter(filter, tables[0]!);
       return { echo, event: upper as RequestedBinding['event'], tables, filter: conditions.length > 0 ? conditions : null, select };
     } catch (error) {
       problems.push((error as Error).message);

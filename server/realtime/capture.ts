@@ -42,10 +42,13 @@ end $$;
 
 -- Removes the oldest captured changes (at most max_changes) and returns them in commit order as
 -- (ord, rel, kind, record, old, at, checked = null), ord counting from 1. Then, for each check
--- {rel, role, claims, sql} of the present subscribers, it re-reads under that role and those
--- claims the rows of that table's drained changes (sql, from visibilitySql) and returns
--- (ord, checked = check index) for each one the role can read. A check whose policies raise is
--- reported once as (ord = -1, checked) and is otherwise ignored. One round trip per drain.
+-- {rel, role, claims, sql, old_sql} of the present subscribers, under that role and those claims:
+-- sql (from visibilitySql) re-reads the rows of that table's inserts and updates, and returns
+-- (ord, checked = check index) for each one the role can read; old_sql (from oldVisibilitySql,
+-- when the check has one) tests the old row images of its updates and deletes against the role's
+-- read policies, and returns (ord, kind = 'old', checked) for each one the role could read. A
+-- check whose policies raise is reported once as (ord = -1, checked) and is otherwise ignored.
+-- One round trip per drain.
 create or replace function realtime.drain(max_changes int, checks jsonb)
 returns table (ord int, rel int, kind text, record text, old text, at text, checked int)
 language plpgsql as $$
@@ -55,6 +58,7 @@ declare
   n int;
   chk jsonb;
   keys jsonb;
+  olds jsonb;
 begin
   with d as (
     delete from realtime.changes where id in (select c.id from realtime.changes c order by c.id limit max_changes)
@@ -69,11 +73,23 @@ begin
     select jsonb_agg(c.record::jsonb || jsonb_build_object('i', c.o)) into keys
       from unnest(drained) with ordinality as c(id, rel, kind, record, old_record, at, o)
       where c.rel = (chk ->> 'rel')::oid and c.kind <> 'DELETE' and c.record is not null;
-    continue when keys is null;
+    olds := null;
+    if chk ->> 'old_sql' is not null then
+      select jsonb_agg(c.old_record::jsonb || jsonb_build_object('i', c.o)) into olds
+        from unnest(drained) with ordinality as c(id, rel, kind, record, old_record, at, o)
+        where c.rel = (chk ->> 'rel')::oid and c.kind in ('UPDATE', 'DELETE') and c.old_record is not null;
+    end if;
+    continue when keys is null and olds is null;
     begin
       perform set_config('role', chk ->> 'role', true), set_config('request.jwt.claims', chk ->> 'claims', true);
-      return query execute 'select v.i::int, null::int, null::text, null::text, null::text, null::text, v.c::int from ('
-        || (chk ->> 'sql') || ') as v(c, i, failed)' using keys, n;
+      if keys is not null then
+        return query execute 'select v.i::int, null::int, null::text, null::text, null::text, null::text, v.c::int from ('
+          || (chk ->> 'sql') || ') as v(c, i, failed)' using keys, n;
+      end if;
+      if olds is not null then
+        return query execute 'select v.i::int, null::int, ''old''::text, null::text, null::text, null::text, v.c::int from ('
+          || (chk ->> 'old_sql') || ') as v(c, i, failed)' using olds, n;
+      end if;
       perform set_config('role', 'none', true);
     exception when others then
       return query select -1, null::int, null::text, null::text, null::text, null::text, n;
@@ -175,12 +191,18 @@ export async function captureTables(db: Queryable): Promise<void> {
   await db.exec(CAPTURE_SQL);
 }
 
-/** A visibility check for {@link drain}: `sql` (from visibilitySql) run under `role` and `claims` for the changes of table `rel`. */
+/**
+ * A visibility check for {@link drain}, run under `role` and `claims` for the changes of table
+ * `rel`: `sql` (from visibilitySql) on the rows of its inserts and updates, `old_sql` (from
+ * oldVisibilitySql; null when the role's verdict does not depend on the row) on the old row
+ * images of its updates and deletes.
+ */
 export interface VisibilityCheck {
   rel: number;
   role: string;
   claims: string;
   sql: string;
+  old_sql: string | null;
 }
 
 /** What one drain returns: the changes in commit order, and which checks found each one readable. */
@@ -188,6 +210,8 @@ export interface Drained {
   changes: Change[];
   /** visible[check] holds the positions (in `changes`) of the changes that check found readable. */
   visible: Set<number>[];
+  /** oldVisible[check] holds the positions of the changes whose old row image that check found readable. */
+  oldVisible: Set<number>[];
   /** Indexes of checks whose policies raised: none of their changes are readable. */
   failed: Set<number>;
 }
@@ -197,17 +221,18 @@ export interface Drained {
  * them, in one round trip.
  */
 export async function drain(db: Queryable, checks: VisibilityCheck[]): Promise<Drained> {
-  const { rows } = await db.query<{ ord: number; rel: number | null; kind: Change['kind'] | null; record: string | null; old: string | null; at: string | null; checked: number | null }>(
+  const { rows } = await db.query<{ ord: number; rel: number | null; kind: Change['kind'] | 'old' | null; record: string | null; old: string | null; at: string | null; checked: number | null }>(
     'select ord, rel, kind, record, old, at, checked from realtime.drain($1, $2::jsonb)',
     [DRAIN_LIMIT, JSON.stringify(checks)],
   );
   const changes: Change[] = [];
   const visible = checks.map(() => new Set<number>());
+  const oldVisible = checks.map(() => new Set<number>());
   const failed = new Set<number>();
   for (const row of rows) {
-    if (row.checked === null) changes.push({ rel: row.rel!, kind: row.kind!, record: row.record, old: row.old, at: row.at! });
+    if (row.checked === null) changes.push({ rel: row.rel!, kind: row.kind as Change['kind'], record: row.record, old: row.old, at: row.at! });
     else if (row.ord < 0) failed.add(row.checked);
-    else visible[row.checked]!.add(row.ord - 1);
+    else (row.kind === 'old' ? oldVisible : visible)[row.checked]!.add(row.ord - 1);
   }
-  return { changes, visible, failed };
+  return { changes, visible, oldVisible, failed };
 }

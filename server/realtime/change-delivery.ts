@@ -9,8 +9,11 @@ import type { ParsedChange } from './payload.js';
 import type { TableBindings } from './table-bindings.js';
 import { textFrame } from './wire.js';
 
-/** Whether the row of change `ci` passed visibility check `check` in this tick. */
-export type Readable = (check: number, ci: number) => boolean;
+/**
+ * Whether change `ci` passed visibility check `check` in this tick: its row as it stands now, or
+ * (`old`) the old row image of an update or delete under the reader's read policies.
+ */
+export type Readable = (check: number, ci: number, old: boolean) => boolean;
 
 function eventMatches(binding: Binding, kind: string): boolean {
   return binding.event === '*' || binding.event === kind;
@@ -30,22 +33,23 @@ function primaryKey(table: TableInfo): ReadonlySet<string> {
 /**
  * The columns a filter may look at for a reader with `access` (null for all): those it may read
  * of the row it is delivered. A DELETE on a table with row-level security is delivered its
- * primary key only (hosted: "delete events are not filterable" beyond the old row's identity),
- * so it is matched on those columns alone; the rest of a full old row would tell a subscriber
- * about a deleted row it may never have read. A reader sent no row at all (`nokey`, `denied`)
- * matches no filter.
+ * primary key only (as on hosted), so it is matched on those columns alone. A reader sent no
+ * row at all (`nokey`) matches no filter.
  */
 function filterColumns(parsed: ParsedChange, kind: string, access: Access): ReadonlySet<string> | null {
-  if (access.mode === 'nokey' || access.mode === 'denied') return NO_COLUMNS;
+  if (access.mode === 'nokey') return NO_COLUMNS;
   if (kind !== 'DELETE' || !parsed.table.rls) return access.columns;
   // Every other mode may read the whole primary key.
   return primaryKey(parsed.table);
 }
 
 /**
- * Whether `sub` receives change `ci`: event, access and the RLS verdict of its check first,
- * then its filter, on the columns it is delivered and may read only (see {@link filterColumns}):
- * a filter never costs a change the subscriber may not read, nor tells it anything of one.
+ * Whether `sub` receives change `ci`. An event tells no more than a read: a reader that may
+ * read no row of the table (`hidden`, `denied`) hears none of its changes; under `claims`, an
+ * insert or update goes to it only when it can read the row now, and a delete only when its read
+ * policies let it read the deleted row (the old image, which cannot be re-read). Then its filter,
+ * on the columns it is delivered and may read only (see {@link filterColumns}): a filter never
+ * costs a change the subscriber may not read, nor tells it anything of one.
  */
 function receives(sub: Binding, plan: BindingPlan | undefined, parsed: ParsedChange, ci: number, readable: Readable): plan is BindingPlan {
   // Bindings that joined while this tick's changes were being read wait for the next tick.
@@ -53,8 +57,8 @@ function receives(sub: Binding, plan: BindingPlan | undefined, parsed: ParsedCha
   const kind = parsed.change.kind;
   if (!eventMatches(sub, kind)) return false;
   const access = plan.granted;
-  if (access.mode === 'hidden' && kind !== 'DELETE') return false;
-  if (kind !== 'DELETE' && needsCheck(access) && parsed.record && !readable(plan.check, ci)) return false;
+  if (access.mode === 'hidden' || access.mode === 'denied') return false;
+  if (kind === 'DELETE' ? !oldReadable(plan, ci, readable) : needsCheck(access) && !readable(plan.check, ci, false)) return false;
   if (sub.filter) {
     const row = kind === 'DELETE' ? parsed.old : parsed.record;
     if (!row || !matchesFilter(sub.filter, row, filterColumns(parsed, kind, access))) return false;
@@ -62,6 +66,22 @@ function receives(sub: Binding, plan: BindingPlan | undefined, parsed: ParsedCha
   // The channel may have left or rejoined while visibility was being evaluated.
   return sub.channel.conn.channels.get(sub.channel.topic) === sub.channel;
 }
+
+/**
+ * Whether the reader could have read the old row of change `ci` (an update or a delete): always
+ * when its read does not depend on the row's values, else as its read policies judge the image.
+ */
+function oldReadable(plan: BindingPlan, ci: number, readable: Readable): boolean {
+  return plan.granted.policy === null || readable(plan.check, ci, true);
+}
+
+/** Whether a reader that receives update `ci` is sent its old row: only when it could have read the row before the update. */
+function seesOld(plan: BindingPlan, parsed: ParsedChange, ci: number, readable: Readable): boolean {
+  return parsed.change.kind !== 'UPDATE' || oldReadable(plan, ci, readable);
+}
+
+/** The suffix of the view and frame keys of a reader not sent the old row. */
+const WITHOUT_OLD = '\0without-old';
 
 function frameText(channel: Channel, ids: number[], data: string): string {
   const topic = JSON.stringify(channel.topic);
@@ -81,12 +101,14 @@ export function deliverChanges(byTable: Map<number, TableBindings>, changes: Par
   const touched = new Set<Conn>();
   const data = new Map<string, string>();
   const frames = new Map<string, Buffer>();
-  const send = (channel: Channel, parsed: ParsedChange, key: string, view: string, access: Access, ids: number[]) => {
+  const send = (channel: Channel, parsed: ParsedChange, shown: { key: string; view: string; withOld: boolean }, access: Access, ids: number[]) => {
+    const key = shown.withOld ? shown.key : shown.key + WITHOUT_OLD;
+    const view = shown.withOld ? shown.view : shown.view + WITHOUT_OLD;
     let frame = frames.get(key);
     if (!frame) {
       let json = data.get(view);
       if (json === undefined) {
-        json = changeDataJson(parsed, access);
+        json = changeDataJson(parsed, access, shown.withOld);
         data.set(view, json);
       }
       frame = textFrame(frameText(channel, ids, json));
@@ -105,7 +127,7 @@ export function deliverChanges(byTable: Map<number, TableBindings>, changes: Par
       const plan = of.get(sub);
       if (!receives(sub, plan, parsed, ci, readable)) continue;
       if (!plan.shared) {
-        send(sub.channel, parsed, plan.soloKey, plan.view, plan.access, [sub.id]);
+        send(sub.channel, parsed, { key: plan.soloKey, view: plan.view, withOld: seesOld(plan, parsed, ci, readable) }, plan.access, [sub.id]);
         continue;
       }
       shared ??= new Map();
@@ -119,7 +141,7 @@ export function deliverChanges(byTable: Map<number, TableBindings>, changes: Par
     if (shared) for (const [channel, bySelect] of shared) for (const { ids, plan } of bySelect.values()) {
       // Candidates come scanned first, then by value: the ids are put back in the order the client gave them.
       ids.sort((a, b) => a - b);
-      send(channel, parsed, frameKey(channel, ids, plan.view), plan.view, plan.access, ids);
+      send(channel, parsed, { key: frameKey(channel, ids, plan.view), view: plan.view, withOld: seesOld(plan, parsed, ci, readable) }, plan.access, ids);
     }
   });
   for (const conn of touched) {

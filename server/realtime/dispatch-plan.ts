@@ -1,6 +1,6 @@
 import type { Selection } from './bindings.js';
 import type { VisibilityCheck } from './capture.js';
-import { visibilitySql } from './catalog.js';
+import { oldVisibilitySql, visibilitySql } from './catalog.js';
 import type { Access, TableInfo } from './catalog.js';
 import type { Binding, Channel } from './channel.js';
 import type { TableBindings } from './table-bindings.js';
@@ -97,7 +97,8 @@ export class Planner {
           if (known === undefined) {
             check = checks.length;
             index.set(view.checkKey, check);
-            checks.push({ rel: oid, role: sub.channel.claims.role, claims: sub.channel.claimsJson, sql: visibilitySql(sub.table) });
+            const oldSql = granted.policy === null ? null : oldVisibilitySql(sub.table, granted.policy);
+            checks.push({ rel: oid, role: sub.channel.claims.role, claims: sub.channel.claimsJson, sql: visibilitySql(sub.table), old_sql: oldSql });
           } else check = known;
         }
         of.set(sub, { check, ...view });

@@ -81,7 +81,8 @@ export function createDispatcher(db: Database, onError: (error: unknown) => void
       const drained = await drain(db, checks);
       if (drained.changes.length === DRAIN_LIMIT) again = true;
       const { parsed, positions, messages } = sortDrained(drained.changes, tableOf);
-      const readable = (check: number, ci: number) => !drained.failed.has(check) && drained.visible[check]!.has(positions[ci]!);
+      const readable = (check: number, ci: number, old: boolean) =>
+        !drained.failed.has(check) && (old ? drained.oldVisible : drained.visible)[check]!.has(positions[ci]!);
       if (parsed.length > 0) deliverChanges(byTable, parsed, of, readable);
       if (messages.length > 0) onMessages(messages);
       const rest = began + DRAIN_GAP_MS - performance.now();

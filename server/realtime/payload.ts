@@ -49,18 +49,19 @@ function rowJson(parsed: ParsedChange, row: Row, columns: Set<string> | null, ra
 /**
  * The `data` object of a postgres_changes frame, as JSON text, for a reader with `access`:
  * schema, table, commit_timestamp, type, columns, record and/or old_record, errors. DELETE
- * old rows of RLS tables are cut to the primary key, as hosted Realtime does.
+ * old rows of RLS tables are cut to the primary key, as hosted Realtime does; `withOld` false
+ * (an update whose old row the reader could not have read) sends `old_record` empty.
  */
-export function changeDataJson(parsed: ParsedChange, access: Access): string {
+export function changeDataJson(parsed: ParsedChange, access: Access, withOld = true): string {
   const { change, table } = parsed;
   const head = `{"schema":${JSON.stringify(table.schema)},"table":${JSON.stringify(table.name)},"commit_timestamp":"${change.at}","type":"${change.kind}"`;
   if (access.mode === 'nokey') return `${head},"errors":["Error 400: Bad Request, no primary key"]}`;
-  if (access.mode === 'denied') return `${head},"errors":["Error 401: Unauthorized"]}`;
   const columns = access.columns;
   const cols = JSON.stringify(columns ? table.columns.filter((col) => columns.has(col.name)) : table.columns);
   let body = `${head},"columns":${cols}`;
   if (parsed.record) body += `,"record":${rowJson(parsed, parsed.record, columns, change.record, false)}`;
-  if (parsed.old) {
+  if (parsed.old && !withOld) body += ',"old_record":{}';
+  else if (parsed.old) {
     const fullOld = table.identity === 'f' ? change.old : null;
     body += `,"old_record":${rowJson(parsed, parsed.old, columns, fullOld, change.kind === 'DELETE' && table.rls)}`;
   }

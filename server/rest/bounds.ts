@@ -185,6 +185,26 @@ function checkField(field: FieldRef): void {
 }
 
 /**
+ * The words of the TS101 refusal of filtering large column `column` of `table` (one holding up
+ * to `limit` characters) with operator `op` (as written, e.g. `lt(any)`), or null when `op` is
+ * allowed there (`is`, `eq`, `neq`, without a quantifier or a JSON path). Realtime's
+ * postgres_changes filters are refused in the same words (server/realtime/filter.ts).
+ */
+export function largeColumnRefusal(table: string, column: string, limit: number, op: string, written = op, onPath = false): { message: string; details: string } | null {
+  if (LARGE_COLUMN_OPERATORS.has(written) && !onPath) return null;
+  const kind = PATTERN_OPERATORS.has(op) ? 'Pattern filter' : isFts(op) ? 'Full-text filter' : 'Filter';
+  return {
+    message: `${kind} on a large column: ${table}.${column}`,
+    details: `${written}${onPath ? ' on a JSON path' : ''} is allowed on text columns of at most ${LARGE_TEXT_CHARS} characters; ${column} holds up to ${limit}`,
+  };
+}
+
+/** The details of the TS101 refusal of a `like`/`ilike`/`match`/`imatch` pattern of `chars` characters, or null when it is short enough. */
+export function patternTooLong(op: string, chars: number): string | null {
+  return chars > REQUEST_BOUNDS.patternChars ? `${op} patterns have at most ${REQUEST_BOUNDS.patternChars} characters; this one has ${chars}` : null;
+}
+
+/**
  * Refuses a condition on `table` whose cost grows with what the client sends or with the size of
  * a large column: any operator but `is`, `eq`, `neq` on a large column (TS101), a pattern or
  * search text too long (TS101), a JSON path too long (TS110). Lists were counted while parsing.
@@ -194,27 +214,15 @@ function checkCondition(table: TableInfo, condition: Condition): void {
   checkField(condition.field);
   const limit = table.largeText.get(column);
   const quantified = 'quantifier' in condition && !!condition.quantifier;
-  if (limit !== undefined && (!LARGE_COLUMN_OPERATORS.has(condition.op) || quantified || condition.field.path.length)) {
-    const kind = PATTERN_OPERATORS.has(condition.op) ? 'Pattern filter' : isFts(condition.op) ? 'Full-text filter' : 'Filter';
-    throw refuse(
-      'TS101',
-      `${kind} on a large column: ${table.name}.${column}`,
-      `${operatorText(condition).replace(/^not\./, '')}${condition.field.path.length ? ' on a JSON path' : ''} is allowed on text columns of at most ${LARGE_TEXT_CHARS} characters; ${column} holds up to ${limit}`,
-      'Filter on another column (eq, in, gt, ...)',
-    );
-  }
+  const written = operatorText(condition).replace(/^not\./, '');
+  const refusal = limit === undefined ? null : largeColumnRefusal(table.name, column, limit, condition.op, written, condition.field.path.length > 0);
+  if (refusal) throw refuse('TS101', refusal.message, refusal.details, 'Filter on another column (eq, in, gt, ...)');
   if (PATTERN_OPERATORS.has(condition.op) && 'value' in condition) {
     const chars = quantified ? condition.values!.reduce((sum, v) => sum + v.length, 0) : condition.value.length;
-    if (chars > REQUEST_BOUNDS.patternChars) {
-      throw refuse(
-        'TS101',
-        'Pattern too long',
-        quantified
-          ? `${operatorText(condition)} patterns have at most ${REQUEST_BOUNDS.patternChars} characters together; these have ${chars}`
-          : `${condition.op} patterns have at most ${REQUEST_BOUNDS.patternChars} characters; this one has ${chars}`,
-        'Use a shorter pattern',
-      );
-    }
+    const tooLong = quantified
+      ? chars > REQUEST_BOUNDS.patternChars && `${operatorText(condition)} patterns have at most ${REQUEST_BOUNDS.patternChars} characters together; these have ${chars}`
+      : patternTooLong(condition.op, chars);
+    if (tooLong) throw refuse('TS101', 'Pattern too long', tooLong, 'Use a shorter pattern');
   }
   if (isFts(condition.op) && 'value' in condition && condition.value.length > REQUEST_BOUNDS.searchChars) {
     throw refuse(

@@ -45,6 +45,29 @@ function checkedLengths(checks: string[]): Map<string, number> {
   return limits;
 }
 
+/**
+ * The SQL of two columns describing the relation aliased `c` for {@link largeTextColumns}:
+ * `text_columns`, `[column, varchar length or null]` for each text-like column, and `checks`,
+ * the definitions of its check constraints.
+ */
+export const TEXT_BOUNDS_SQL = `coalesce((select json_agg(json_build_array(a.attname,
+                   case when a.atttypid = 'varchar'::regtype and a.atttypmod > 4 then a.atttypmod - 4 end))
+                 from pg_attribute a
+                 where a.attrelid = c.oid and a.attnum > 0 and not a.attisdropped
+                   and a.atttypid in ('text'::regtype, 'varchar'::regtype, 'bpchar'::regtype, 'json'::regtype, 'jsonb'::regtype, 'bytea'::regtype)), '[]') as text_columns,
+       array(select pg_get_constraintdef(k.oid) from pg_constraint k where k.conrelid = c.oid and k.contype = 'c') as checks`;
+
+/** The large text columns (see {@link LARGE_TEXT_CHARS}) among `textColumns`, each with the most characters it may hold, from {@link TEXT_BOUNDS_SQL}'s columns. */
+export function largeTextColumns(textColumns: [string, number | null][], checks: string[]): Map<string, number> {
+  const lengths = checkedLengths(checks);
+  const largeText = new Map<string, number>();
+  for (const [column, varchar] of textColumns) {
+    const limit = varchar ?? lengths.get(column);
+    if (limit !== undefined && limit > LARGE_TEXT_CHARS) largeText.set(column, limit);
+  }
+  return largeText;
+}
+
 /** A foreign key from `table(columns)` to `foreignTable(foreignColumns)`, also as seen through views. */
 export interface ForeignKey {
   constraint: string;
@@ -130,12 +153,7 @@ export async function loadCatalog(db: Database, schema: string): Promise<Catalog
        coalesce(array(select a.attname::text from pg_index i
              join pg_attribute a on a.attrelid = i.indrelid and a.attnum = any(i.indkey)
              where i.indrelid = c.oid and i.indisprimary order by array_position(i.indkey::int2[], a.attnum)), '{}') as primary_key,
-       coalesce((select json_agg(json_build_array(a.attname,
-                   case when a.atttypid = 'varchar'::regtype and a.atttypmod > 4 then a.atttypmod - 4 end))
-                 from pg_attribute a
-                 where a.attrelid = c.oid and a.attnum > 0 and not a.attisdropped
-                   and a.atttypid in ('text'::regtype, 'varchar'::regtype, 'bpchar'::regtype, 'json'::regtype, 'jsonb'::regtype, 'bytea'::regtype)), '[]') as text_columns,
-       array(select pg_get_constraintdef(k.oid) from pg_constraint k where k.conrelid = c.oid and k.contype = 'c') as checks,
+       ${TEXT_BOUNDS_SQL},
        (select json_agg(cols) from (
           select array(select a.attname::text from unnest(i.indkey::int2[]) with ordinality as k(attnum, n)
                        join pg_attribute a on a.attrelid = i.indrelid and a.attnum = k.attnum order by k.n) as cols
@@ -147,12 +165,7 @@ export async function loadCatalog(db: Database, schema: string): Promise<Catalog
   );
   const tables = new Map(
     rows.map((r) => {
-      const lengths = checkedLengths(r.checks);
-      const largeText = new Map<string, number>();
-      for (const [column, varchar] of r.text_columns) {
-        const limit = varchar ?? lengths.get(column);
-        if (limit !== undefined && limit > LARGE_TEXT_CHARS) largeText.set(column, limit);
-      }
+      const largeText = largeTextColumns(r.text_columns, r.checks);
       const types = new Map(r.columns.map((column, i) => [column, r.types[i]!]));
       const collations = new Map(r.columns.flatMap((column, i) => (r.collations[i] ? [[column, r.collations[i]!] as const] : [])));
       const table: TableInfo = {

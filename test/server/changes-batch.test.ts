@@ -2,7 +2,8 @@
  * One batch of changes, many readers: the dispatcher reads a transaction's changes together and
  * checks visibility once per access class (one role, or one role and one set of claims when a
  * policy reads them). Each subscriber must still get exactly the rows its RLS lets it read, in
- * commit order.
+ * commit order, deletes included: a delete reaches only those whose policies let them read the
+ * deleted row.
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -24,7 +25,7 @@ let alice: TestPlayer;
 let bob: TestPlayer;
 let anon: SupabaseClient;
 
-/** Subscribes to every change of public.notes; resolves once the join is confirmed. */
+/** Subscribes to every change of public.notes, and to public.note_barrier's inserts (as `BARRIER`); resolves once the join is confirmed. */
 async function listen(client: SupabaseClient, name: string): Promise<Event[]> {
   const events: Event[] = [];
   const channel = client
@@ -32,6 +33,9 @@ async function listen(client: SupabaseClient, name: string): Promise<Event[]> {
     .on('postgres_changes', { event: '*', schema: 'public', table: 'notes' }, (payload) => {
       const row = (payload.eventType === 'DELETE' ? payload.old : payload.new) as { id: number };
       events.push({ type: payload.eventType, id: row.id });
+    })
+    .on('postgres_changes', { event: 'INSERT', schema: 'public', table: 'note_barrier' }, (payload) => {
+      events.push({ type: 'BARRIER', id: (payload.new as { id: number }).id });
     });
   const system: unknown[] = [];
   channel.on('system', {}, (payload: unknown) => system.push(payload));
@@ -51,9 +55,13 @@ test.before(async () => {
     create policy "own read" on public.notes for select to authenticated using (owner = auth.uid());
     grant select on public.notes to anon, authenticated;
     alter publication supabase_realtime add table public.notes;
-    insert into public.notes (id, owner, body) values (100, gen_random_uuid(), 'before');`);
+    -- Readable by everyone: its row, written last, tells each reader that the batch has been delivered.
+    create table public.note_barrier (id integer primary key);
+    grant select on public.note_barrier to anon, authenticated;
+    alter publication supabase_realtime add table public.note_barrier;`);
   alice = await signInPlayer(server);
   bob = await signInPlayer(server);
+  await operator.query(`insert into public.notes (id, owner, body) values (100, $1, 'before'), (101, $2, 'before')`, [await userIdOf(alice), await userIdOf(bob)]);
   anon = createTestClient(server);
 });
 
@@ -79,19 +87,20 @@ test('one transaction of changes reaches each reader with exactly its rows, in c
   );
   await operator.query(`update public.notes set body = 'edited' where id in (2, 3)`);
   await operator.query('insert into public.notes (id, owner, body) values (9, $1, $2)', [bobId, 'late']);
-  // The last change of the batch: a DELETE reaches every reader (with the key only), so it is the
-  // barrier. It removes a row from before the batch: a row inserted and removed before the changes
-  // are read is not delivered as an INSERT (visibility is checked by re-reading the row).
-  await operator.query('delete from public.notes where id = 100');
+  // Rows from before the batch: a row inserted and removed before the changes are read is not
+  // delivered as an INSERT (visibility is checked by re-reading the row).
+  await operator.query('delete from public.notes where id in (100, 101)');
+  await operator.query('insert into public.note_barrier (id) values (1)');
   await operator.query('commit');
 
-  const barrier = (events: Event[]) => events.some((e) => e.type === 'DELETE');
-  await waitFor(() => [aliceFeed, aliceAgain, bobFeed, anonFeed].every(barrier), { timeout: 5000, interval: 10, message: 'the DELETE at every reader' });
+  const barrier = (events: Event[]) => events.some((e) => e.type === 'BARRIER');
+  await waitFor(() => [aliceFeed, aliceAgain, bobFeed, anonFeed].every(barrier), { timeout: 5000, interval: 10, message: 'the barrier at every reader' });
 
   const aliceWants = [
     { type: 'INSERT', id: 1 }, { type: 'INSERT', id: 3 }, { type: 'INSERT', id: 5 }, { type: 'INSERT', id: 7 },
     { type: 'UPDATE', id: 3 },
     { type: 'DELETE', id: 100 },
+    { type: 'BARRIER', id: 1 },
   ];
   assert.equal(aliceFeed, aliceWants);
   assert.equal(aliceAgain, aliceWants);
@@ -99,10 +108,11 @@ test('one transaction of changes reaches each reader with exactly its rows, in c
     { type: 'INSERT', id: 2 }, { type: 'INSERT', id: 4 }, { type: 'INSERT', id: 6 }, { type: 'INSERT', id: 8 },
     { type: 'UPDATE', id: 2 },
     { type: 'INSERT', id: 9 },
-    { type: 'DELETE', id: 100 },
+    { type: 'DELETE', id: 101 },
+    { type: 'BARRIER', id: 1 },
   ]);
-  // anon has no read policy: only the DELETE's key, as on hosted.
-  assert.equal(anonFeed, [{ type: 'DELETE', id: 100 }]);
+  // anon has no read policy: it hears none of the notes' changes, not even a deleted note's key.
+  assert.equal(anonFeed, [{ type: 'BARRIER', id: 1 }]);
 });
 
 test('a table that leaves the publication is captured no longer', async () => {

@@ -1,14 +1,17 @@
 /**
- * postgres_changes filters as hosted Realtime reads them, through the real supabase-js client:
- * AND of several conditions of the operators hosted supports (eq, neq, lt, lte, gt, gte, in),
- * NULLs failing every one, and each malformed filter or other operator (like, match, is,
- * `not.`, ...) answered with hosted's error text after the join instead of being misread.
- * The probe table is created by the database operator and published, as an app would.
+ * postgres_changes filters as upstream Realtime reads them, through the real supabase-js client
+ * and its `postgresChangesFilter` builder: every operator (eq, neq, lt, lte, gt, gte, in, like,
+ * ilike, match, imatch, is, isdistinct), each also negated with `not.`, joined by AND; NULLs
+ * failing every operator but `is` and `isdistinct`; each malformed filter answered with
+ * upstream's error text after the join. And the bounds REST keeps on the same operators: no
+ * pattern on a large column (voice clips' audio), no pattern over 100 characters or list over
+ * 100 values, and no filter that reads a column the subscriber may not read.
+ * The probe tables are created by the database operator and published, as an app would.
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type pg from 'pg';
-import type { RealtimeChannel } from '@supabase/supabase-js';
+import { postgresChangesFilter, type RealtimeChannel } from '@supabase/supabase-js';
 import { connectAsOperator } from '../support/server.js';
 import { waitFor } from '../support/wait.js';
 import { removeDataDir, signInPlayer, startTestServer, type TestPlayer, type TestServer } from '../support/harness.js';
@@ -31,10 +34,10 @@ interface Feed {
   channel: RealtimeChannel;
 }
 
-async function subscribe(filter: string): Promise<Feed> {
+async function subscribe(filter: string, table = 'filter_probe'): Promise<Feed> {
   const feed: Feed = { ids: [], system: [], channel: reader.client.channel(`filters-${++channels}`) };
   feed.channel
-    .on('postgres_changes', { event: 'INSERT', schema: 'public', table: 'filter_probe', filter }, (change) => {
+    .on('postgres_changes', { event: 'INSERT', schema: 'public', table, filter }, (change) => {
       const id = (change.new as { id: number }).id;
       if (id !== BARRIER || filter === '') feed.ids.push(id);
     })
@@ -64,7 +67,16 @@ test.before(async () => {
     alter table public.filter_probe enable row level security;
     create policy "probe readable" on public.filter_probe for select to authenticated using (true);
     grant select on public.filter_probe to authenticated;
-    alter publication supabase_realtime add table public.filter_probe;`);
+    alter publication supabase_realtime add table public.filter_probe;
+    -- Without row-level security, a delete carries its whole old row (replica identity full): filters on any column match it.
+    create table public.plain_probe (id int primary key, n int, label text);
+    alter table public.plain_probe replica identity full;
+    grant select on public.plain_probe to authenticated;
+    alter publication supabase_realtime add table public.plain_probe;
+    -- A column the readers may not select.
+    create table public.secret_probe (id int primary key, label text, secret text);
+    grant select (id, label) on public.secret_probe to authenticated;
+    alter publication supabase_realtime add table public.secret_probe;`);
 });
 
 // Each test reads on a socket of its own, so no test spends another's join budget.
@@ -75,7 +87,7 @@ test.before.each(async () => {
 
 test.after.each(async () => {
   await reader.client.removeAllChannels();
-  await operator.query('delete from public.filter_probe');
+  await operator.query('delete from public.filter_probe; delete from public.plain_probe; delete from public.secret_probe');
 });
 
 test.after(async () => {
@@ -124,13 +136,13 @@ test('malformed filters are answered with hosted\'s error after the join, and de
     ['n=gt.1,,n=lt.5', 'Error parsing `filter` params: filter must not contain empty segments (check for extra commas)'],
     ['n=in.1,2', 'Error parsing `filter` params: `in` filter value must be wrapped by parentheses'],
     ['nope=eq.1', 'Error parsing `filter` params: invalid column for filter nope'],
-    ['label=like.hel%o', 'Error parsing `filter` params: ["like", "hel%o"]'],
-    ['label=ilike.HEL_O', 'Error parsing `filter` params: ["ilike", "HEL_O"]'],
-    ['label=match.^(a+)+$', 'Error parsing `filter` params: ["match", "^(a+)+$"]'],
-    ['label=imatch.x', 'Error parsing `filter` params: ["imatch", "x"]'],
-    ['n=is.null', 'Error parsing `filter` params: ["is", "null"]'],
-    ['n=isdistinct.1', 'Error parsing `filter` params: ["isdistinct", "1"]'],
-    ['n=not.eq.5', 'Error parsing `filter` params: ["not", "eq.5"]'],
+    ['n=not.foo.5', 'Error parsing `filter` params: ["foo", "5"]'],
+    ['n=not', 'Error parsing `filter` params: ["not"]'],
+    ['label=is.maybe', 'Error parsing `filter` params: invalid value for is filter: must be null, true, false, or unknown'],
+    ['n=is.true', 'Error parsing `filter` params: is true filter requires a boolean column, got integer'],
+    ['n=like.1%', 'Error parsing `filter` params: operator like requires a text-compatible column type, got integer'],
+    ['label=match.(a', 'Error parsing `filter` params: invalid regular expression for match filter: invalid regular expression: parentheses () not balanced'],
+    ['label=imatch.(a)\\1', 'Error parsing `filter` params: invalid regular expression for imatch filter: back references are not supported in filters'],
     ['n=eq.ten', 'Error parsing `filter` params: invalid input for int4 column n: "ten"'],
     [Array.from({ length: 17 }, (_, i) => `n=neq.${i}`).join(','), 'Error parsing `filter` params: a filter joins at most 16 conditions'],
   ];
@@ -171,6 +183,97 @@ test('select limits record and columns to the chosen columns plus the primary ke
   ]);
   await insertAndSettle([[1, 7, 'kept', true]]);
   assert.equal(seen.map((change) => change.record), [{ id: 1, label: 'kept' }, { id: BARRIER, label: null }]);
+});
+
+/** Each operator case: its filter on `label`, a label it keeps and one it drops. */
+const OPERATOR_CASES: [string, (f: ReturnType<typeof postgresChangesFilter>) => unknown, string | null, string | null][] = [
+  ['eq', (f) => f.eq('label', 'hello'), 'hello', 'other'],
+  ['neq', (f) => f.neq('label', 'other'), 'hello', 'other'],
+  ['lt', (f) => f.lt('label', 'm'), 'a', 'z'],
+  ['lte', (f) => f.lte('label', 'm'), 'm', 'n'],
+  ['gt', (f) => f.gt('label', 'a'), 'z', 'a'],
+  ['gte', (f) => f.gte('label', 'z'), 'z', 'y'],
+  ['in', (f) => f.in('label', ['hello', 'a,b']), 'a,b', 'a'],
+  ['like', (f) => f.like('label', 'hel%'), 'hello', 'xhello'],
+  ['ilike', (f) => f.ilike('label', 'HEL%o'), 'hello', 'help'],
+  ['match', (f) => f.match('label', '^h(el)+o$'), 'helelo', 'hello!'],
+  ['imatch', (f) => f.imatch('label', '^HEL'), 'hello', 'shell'],
+  ['is', (f) => f.is('label', null), null, 'x'],
+  ['isdistinct', (f) => f.isDistinct('label', 'other'), null, 'other'],
+  ['not.eq', (f) => f.not('label', 'eq', 'skip'), 'hello', 'skip'],
+  ['not.like', (f) => f.not('label', 'like', 'sk%'), 'hello', 'skip'],
+  ['not.is', (f) => f.not('label', 'is', null), 'hello', null],
+  ['not.in', (f) => f.not('label', 'in', ['skip', 'drop']), 'hello', 'drop'],
+];
+
+test('each operator, written by postgresChangesFilter, delivers its rows\' inserts, updates and deletes and no others', async () => {
+  const events: string[][] = OPERATOR_CASES.map(() => []);
+  const system: string[] = [];
+  const channel = reader.client.channel(`operators-${++channels}`);
+  OPERATOR_CASES.forEach(([, build], i) => {
+    // Each case sees its own two rows only (ids 100+i and 200+i): AND with an in list.
+    const filter = String(build(postgresChangesFilter().in('id', [100 + i, 200 + i])));
+    channel.on('postgres_changes', { event: '*', schema: 'public', table: 'plain_probe', filter }, (change) => {
+      const row = (change.eventType === 'DELETE' ? change.old : change.new) as { id: number };
+      events[i]!.push(`${change.eventType} ${row.id}`);
+    });
+  });
+  channel.on('system', {}, (message: { message: string }) => system.push(message.message));
+  await subscribeChannel(channel);
+  await waitFor(() => system.length > 0, { timeout: 3000, interval: 10, message: 'the subscription status' });
+  assert.equal(system, ['Subscribed to PostgreSQL']);
+  for (const [i, [, , kept, dropped]] of OPERATOR_CASES.entries()) {
+    await operator.query('insert into public.plain_probe (id, n, label) values ($1, 0, $2), ($3, 0, $4)', [100 + i, kept, 200 + i, dropped]);
+  }
+  // Each step is awaited: a row deleted before its insert is read from the change log is sent as its delete only.
+  const arrived = (n: number) => () => events.every((seen) => seen.length >= n);
+  await waitFor(arrived(1), { timeout: 3000, interval: 10, message: 'the inserts' });
+  await operator.query('update public.plain_probe set n = 1');
+  await waitFor(arrived(2), { timeout: 3000, interval: 10, message: 'the updates' });
+  await operator.query('delete from public.plain_probe');
+  await insertAndSettle([]);
+  assert.equal(
+    events,
+    OPERATOR_CASES.map((_, i) => [`INSERT ${100 + i}`, `UPDATE ${100 + i}`, `DELETE ${100 + i}`]),
+  );
+});
+
+test('patterns on voice clips\' audio, patterns over 100 characters and lists over 100 values are refused; eq on the audio is served', async () => {
+  const large = 'is allowed on text columns of at most 1000 characters; audio_data holds up to 1000000';
+  const cases: [string, string][] = [
+    ['audio_data=like.*A*A*A*A*B', `Error parsing \`filter\` params: Pattern filter on a large column: game_voice_messages.audio_data (like ${large})`],
+    ['audio_data=ilike.%a%', `Error parsing \`filter\` params: Pattern filter on a large column: game_voice_messages.audio_data (ilike ${large})`],
+    ['audio_data=match.^(A|AA)+$', `Error parsing \`filter\` params: Pattern filter on a large column: game_voice_messages.audio_data (match ${large})`],
+    ['audio_data=not.imatch.B', `Error parsing \`filter\` params: Pattern filter on a large column: game_voice_messages.audio_data (imatch ${large})`],
+    ['audio_data=in.(AAAA,BBBB)', `Error parsing \`filter\` params: Filter on a large column: game_voice_messages.audio_data (in ${large})`],
+    ['audio_data=gt.A', `Error parsing \`filter\` params: Filter on a large column: game_voice_messages.audio_data (gt ${large})`],
+    [`player_name=like.${'%a'.repeat(51)}`, 'Error parsing `filter` params: Pattern too long: like patterns have at most 100 characters; this one has 102'],
+    [`player_id=in.(${Array.from({ length: 101 }, (_, i) => `w${i}`).join(',')})`, 'Error parsing `filter` params: too many values for `in` filter. Maximum 100'],
+    ['audio_data=eq.AAAA', 'Subscribed to PostgreSQL'],
+    ['audio_data=not.is.null', 'Subscribed to PostgreSQL'],
+  ];
+  for (const [filter, message] of cases) {
+    const feed = await subscribe(filter, 'game_voice_messages');
+    assert.equal(feed.system[0]!.message, message, filter);
+  }
+});
+
+test('a filter on a column the subscriber may not select never matches; one on a column it may read does', async () => {
+  const rows: { feed: string; id: number }[] = [];
+  const system: string[] = [];
+  const channel = reader.client.channel(`secret-${++channels}`);
+  for (const filter of ['secret=eq.s1', 'secret=not.is.null', 'label=eq.l1']) {
+    channel.on('postgres_changes', { event: 'INSERT', schema: 'public', table: 'secret_probe', filter }, (change) => {
+      rows.push({ feed: filter, id: (change.new as { id: number }).id });
+      assert.not.ok('secret' in change.new, 'the unreadable column is not sent');
+    });
+  }
+  channel.on('system', {}, (message: { message: string }) => system.push(message.message));
+  await subscribeChannel(channel);
+  await waitFor(() => system.length > 0, { timeout: 3000, interval: 10, message: 'the subscription status' });
+  await operator.query("insert into public.secret_probe (id, label, secret) values (1, 'l1', 's1'), (2, 'l2', 's2')");
+  await insertAndSettle([]);
+  assert.equal(rows, [{ feed: 'label=eq.l1', id: 1 }]);
 });
 
 test.run();

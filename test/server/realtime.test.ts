@@ -196,23 +196,30 @@ test('INSERT on game_combat_logs with victim_id=eq.<own> only delivers attacks o
   await victim.client.removeAllChannels();
 });
 
-test('RLS: an anon subscriber gets no rows it may not read, but DELETE keys as on hosted', async () => {
+test('RLS: an anon subscriber hears no change of a row it may not read, its DELETE included; a signed-in reader hears all, the DELETE as its key', async () => {
   const anon = createTestClient(server);
   const feed = await subscribe(anon, [
     { event: 'INSERT', schema: 'public', table: 'game_chat_messages' },
     { event: '*', schema: 'public', table: 'game_blocks' },
   ]);
-  const signedIn = await subscribe(bob.client, [{ event: 'INSERT', schema: 'public', table: 'game_chat_messages' }]);
+  const signedIn = await subscribe(bob.client, [
+    { event: 'INSERT', schema: 'public', table: 'game_chat_messages' },
+    { event: '*', schema: 'public', table: 'game_blocks' },
+  ]);
   await enterAtSpawn(alice, 'Alice');
   await alice.client.from('game_chat_messages').insert({ player_id: alice.address, player_name: 'Alice', message: 'secret' });
   await alice.client.from('game_blocks').insert({ x: 11, y: 8, block_type: 'wood', player_id: alice.address, player_name: 'Alice' });
   await alice.client.from('game_blocks').delete().eq('x', 11).eq('y', 8);
-  await signedIn.next(1);
-  // Changes arrive in commit order: the DELETE, written last, is the barrier.
-  const events = await feed.next(1);
-  assert.is(events.length, 1);
-  assert.is(events[0].eventType, 'DELETE');
-  assert.equal(events[0].old, { x: 11, y: 8 });
+  const events = await signedIn.next(3);
+  assert.equal(events.map((e) => e.eventType), ['INSERT', 'INSERT', 'DELETE']);
+  assert.equal(events[2]!.old, { x: 11, y: 8 });
+  // The anon socket's own broadcast comes back after anything these changes sent it.
+  let echoed = false;
+  const echo = anon.channel('rt-anon-echo', { config: { broadcast: { self: true } } }).on('broadcast', { event: 'done' }, () => (echoed = true));
+  await subscribeChannel(echo);
+  await echo.send({ type: 'broadcast', event: 'done', payload: {} });
+  await waitFor(() => echoed, { timeout: 3000, interval: 10, message: 'the anon socket\'s echo' });
+  assert.equal(feed.events, []);
   await anon.removeAllChannels();
   await bob.client.removeChannel(signedIn.channel);
 });

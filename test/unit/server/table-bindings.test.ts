@@ -4,14 +4,19 @@ import type { Binding } from '../../../server/realtime/channel.js';
 import { matchesFilter, parseFilter } from '../../../server/realtime/filter.js';
 import { TableBindings } from '../../../server/realtime/table-bindings.js';
 
-const COLUMNS = new Map([
-  ['region', 'text'],
-  ['room', 'text'],
-  ['x', 'int4'],
-  ['seen', 'bool'],
-]);
+const TABLE = {
+  name: 'probe',
+  types: new Map([
+    ['region', 'text'],
+    ['room', 'text'],
+    ['x', 'int4'],
+    ['seen', 'bool'],
+  ]),
+  typeNames: new Map(),
+  largeText: new Map(),
+};
 
-const binding = (id: number, filter: string): Binding => ({ id, filter: filter ? parseFilter(filter, COLUMNS) : null }) as unknown as Binding;
+const binding = (id: number, filter: string): Binding => ({ id, filter: filter ? parseFilter(filter, TABLE) : null }) as unknown as Binding;
 const ids = (bindings: Iterable<Binding>) => [...bindings].map((b) => b.id).sort((a, b) => a - b);
 
 test('a change meets the scanned bindings and those filed under its own values, each once', () => {
