@@ -51,7 +51,7 @@ function applyPlayerPose(world: GameWorld, ev: EventOf<'playerPose'>): void {
   // Only presence spawns remote players: a pose from anyone else is not drawn.
   const eid = findPlayer(world, ev.id);
   const track = eid && eid !== world.local ? world.poses.get(eid) : undefined;
-  if (!track || !applyPoseEvent(track, world.time, ev.step, ev.x, ev.y, ev.dx, ev.dy)) return;
+  if (!track || !applyPoseEvent(track, world.time, ev.seq, ev.x, ev.y, ev.dx, ev.dy)) return;
   setVelocity(world.transform, eid, track.vx, track.vy);
   if (ev.swinging && !track.swinging) pushSound(world, 'swing', volumeAtTile(world, Math.floor(ev.x / TILE_SIZE), Math.floor(ev.y / TILE_SIZE)));
   track.swinging = ev.swinging;
