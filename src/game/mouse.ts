@@ -11,11 +11,11 @@ import type { PlayerTap } from './player-tap.js';
 
 /** Feeds mouse input on `canvas` into `world`; returns the removal. */
 export function listenToMouse(canvas: HTMLCanvasElement, world: GameWorld, pick: TilePicker, tapPlayer: PlayerTap): Unlisten {
-  const tool = world.claims.tool;
   const onDown = (ev: MouseEvent) => {
     if (ev.button !== 0 && ev.button !== 2) return;
     ev.preventDefault();
     const tile = pick(ev);
+    const tool = world.claims.tool;
     if (tool.active) {
       // The claim tool: a drag from this tile chooses the rectangle; nothing is built.
       if (ev.button === 0) startClaimDrag(tool, tile);
@@ -25,9 +25,11 @@ export function listenToMouse(canvas: HTMLCanvasElement, world: GameWorld, pick:
   };
   const onMove = (ev: MouseEvent) => {
     world.input.hover = pick(ev);
+    const tool = world.claims.tool;
     if (tool.active && tool.anchor && ev.buttons & 1) dragClaimTo(tool, world.input.hover);
   };
   const onUp = (ev: MouseEvent) => {
+    const tool = world.claims.tool;
     if (tool.active && tool.anchor && ev.button === 0) endClaimDrag(tool, pick(ev));
   };
   const stops = [
