@@ -11,7 +11,9 @@
 import { chromium } from 'playwright-core';
 import { biomeAt, WORLD_SEED } from '../components/terrain.js';
 import { POSE_KEYFRAME_STEPS } from '../net/poses.js';
+import { tileCentreOnScreen } from '../components/camera.js';
 import { CHROMIUM_ARGS } from '../test/support/browser.js';
+import { pageCamera } from '../test/support/canvas-points.js';
 import { twoPlayersInWorld } from '../test/support/enter-world.js';
 import { createTestWallet, makeDataDir, removeDataDir, signInPlayer, startTestServer, type TestServer } from '../test/support/harness.js';
 import { startHeadlessPlayer, type HeadlessPlayer } from '../test/support/headless-player.js';
@@ -54,9 +56,9 @@ async function placementLatency(server: TestServer): Promise<void> {
       }, 1);
     })()`);
     const placedAt: Record<string, number> = {};
+    const camera = await pageCamera(builder);
     for (const { x, y } of targets) {
-      const cx = 400 + (x * 32 + 16 - me.x);
-      const cy = 300 + (y * 32 + 16 - me.y);
+      const { x: cx, y: cy } = tileCentreOnScreen(camera, x, y);
       placedAt[`${x},${y}`] = await builder.evaluate(
         ([px, py]) => {
           const canvas = document.querySelector('canvas.game-canvas')!;

@@ -72,7 +72,7 @@ async function startWalkers(page: Page): Promise<void> {
         if (at.edge === w.edge && step - w.sentStep < ${POSE_KEYFRAME_STEPS}) continue;
         w.edge = at.edge;
         w.sentStep = step;
-        probe.injectNetEvent({ kind: 'playerPose', id: w.id, x: at.x, y: at.y, dx: at.dx, dy: at.dy, step, facing: at.dx < 0 ? -1 : 1, moving: true, swinging: false, t });
+        probe.injectNetEvent({ kind: 'playerPose', id: w.id, x: at.x, y: at.y, dx: at.dx, dy: at.dy, seq: step, facing: at.dx < 0 ? -1 : 1, moving: true, swinging: false, t });
       }
     }, ${STEP_MS});
   })()`);

@@ -26,6 +26,8 @@ export interface HudFields {
   /** Number of remote players currently known. */
   remotePlayers: number;
   defeated: boolean;
+  /** While defeated, the whole seconds left until the respawn (at least 1); 0 otherwise. */
+  respawnIn: number;
   /** How many of the local player's blocks others removed in the last 30 minutes within view. */
   restorable: number;
   /** Edits the player can undo, and redo. */

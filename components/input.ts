@@ -11,7 +11,7 @@ export interface TileClick {
 }
 
 /** Undo (Ctrl+Z) or redo (Ctrl+Shift+Z) of the player's own last block edit. */
-export type EditStep = 'undo' | 'redo';
+export type HistoryMove = 'undo' | 'redo';
 
 /** Pending input. `held` is a level; `swing`, `hotbar`, `clicks` and `edits` are consumed by the next step. */
 export interface InputState {
@@ -21,7 +21,7 @@ export interface InputState {
   hotbar: number;
   clicks: TileClick[];
   /** Undo and redo requests, in the order they were made. */
-  edits: EditStep[];
+  edits: HistoryMove[];
   /** The tile under the mouse, for the build highlight; null when the mouse is off the canvas. */
   hover: { tileX: number; tileY: number } | null;
 }

@@ -50,8 +50,9 @@ export type NetEvent =
       isSwinging: boolean;
     }
   /**
-   * A live pose event: at its step `step` (the sender's step count) the player stood at (x, y)
-   * and walks in direction (dx, dy), each -1, 0 or 1; `t` is the sender's clock in ms.
+   * A live pose event: at its pose number `seq` (the sender's step count, net/pose-numbers.ts)
+   * the player stood at (x, y) and walks in direction (dx, dy), each -1, 0 or 1; `t` is the
+   * sender's clock in ms.
    */
   | {
       kind: 'playerPose';
@@ -60,7 +61,7 @@ export type NetEvent =
       y: number;
       dx: number;
       dy: number;
-      step: number;
+      seq: number;
       facing: number;
       moving: boolean;
       swinging: boolean;

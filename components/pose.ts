@@ -38,8 +38,8 @@ export interface RemoteTrack {
   /** Velocity in pixels per step from the last pose event. */
   vx: number;
   vy: number;
-  /** The sender's step number of the last pose event applied (older events are ignored); -1 before the first. */
-  step: number;
+  /** The pose number (`seq`) of the last pose event applied (older events are ignored); -1 before the first. */
+  seq: number;
   /** World time of the last pose event, or -Infinity. */
   lastLive: number;
   /** Whether the newest pose or presence row shows a swing. */
@@ -48,7 +48,7 @@ export interface RemoteTrack {
 
 /** A track standing at (x, y). */
 export function createRemoteTrack(x: number, y: number): RemoteTrack {
-  return { x, y, vx: 0, vy: 0, step: -1, lastLive: -Infinity, swinging: false };
+  return { x, y, vx: 0, vy: 0, seq: -1, lastLive: -Infinity, swinging: false };
 }
 
 /** Pixels per step along one axis for a walking direction (dx, dy in -1..1), diagonals included. */
@@ -58,14 +58,14 @@ export function walkVelocity(dx: number, dy: number): { vx: number; vy: number }
 }
 
 /**
- * Applies a pose event heard at world time `now`: the player stood at (x, y) at the sender's step
- * `step` and walks in direction (dx, dy) from there. Returns false for an event older than the
+ * Applies a pose event heard at world time `now`: the player stood at (x, y) at the sender's pose
+ * number `seq` and walks in direction (dx, dy) from there. Returns false for an event older than the
  * last one applied.
  */
-export function applyPoseEvent(track: RemoteTrack, now: number, step: number, x: number, y: number, dx: number, dy: number): boolean {
-  if (step <= track.step) return false;
+export function applyPoseEvent(track: RemoteTrack, now: number, seq: number, x: number, y: number, dx: number, dy: number): boolean {
+  if (seq <= track.seq) return false;
   const { vx, vy } = walkVelocity(dx, dy);
-  track.step = step;
+  track.seq = seq;
   track.x = x;
   track.y = y;
   track.vx = vx;

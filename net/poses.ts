@@ -78,7 +78,7 @@ export function parsePose(payload: unknown): Extract<NetEvent, { kind: 'playerPo
   const p = payload as Partial<PosePayload>;
   if (typeof p.id !== 'string' || !isFiniteNumber(p.x) || !isFiniteNumber(p.y) || !isFiniteNumber(p.n) || !isFiniteNumber(p.t)) return null;
   if (!isDirection(p.dx) || !isDirection(p.dy) || !isFiniteNumber(p.f) || typeof p.s !== 'boolean') return null;
-  return { kind: 'playerPose', id: p.id, x: p.x, y: p.y, dx: p.dx, dy: p.dy, step: p.n, facing: p.f, moving: p.dx !== 0 || p.dy !== 0, swinging: p.s, t: p.t };
+  return { kind: 'playerPose', id: p.id, x: p.x, y: p.y, dx: p.dx, dy: p.dy, seq: p.n, facing: p.f, moving: p.dx !== 0 || p.dy !== 0, swinging: p.s, t: p.t };
 }
 
 /** What the pose receiver needs. */

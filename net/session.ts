@@ -7,8 +7,8 @@
  * pose if it changed and flushes the outbox, so an action goes out in the step it was made.
  *
  * Beside it: the parts made and wired (session-parts.ts), entering the world (session-entry.ts),
- * the step (session-step.ts), the outbox sent in order (outbox.ts) and leaving on page close
- * (page-close.ts).
+ * the work of each engine step (session-sync.ts), the outbox sent in order (outbox.ts) and
+ * leaving on page close (page-close.ts).
  */
 import type { SupabaseClient } from '@supabase/supabase-js';
 import { STEP_MS, TILE_SIZE } from '../components/constants.js';
@@ -19,7 +19,7 @@ import { createOutboxSender } from './outbox.js';
 import { deletePresenceOnPageClose, followAccessToken } from './page-close.js';
 import { enterWorld, type EntryPhase } from './session-entry.js';
 import { createSessionParts, type PartsOptions, type SessionParts } from './session-parts.js';
-import { createSessionStep } from './session-step.js';
+import { createSessionSync } from './session-sync.js';
 
 /** Everything the session needs from the game around it. */
 export interface SessionOptions extends PartsOptions {
@@ -104,11 +104,11 @@ export async function startSession(options: SessionOptions): Promise<Session> {
   const { blocks, presence, poses, chat, combat, voice, claims } = parts;
   const entry = enterWorld(presence, blocks, options.readLocal(), options.onProgress ?? (() => undefined));
   const sender = createOutboxSender(blocks, combat);
-  const step = createSessionStep(
+  const sync = createSessionSync(
     { readLocal: options.readLocal, inCombat: options.inCombat, now, outbox: queues.outbox, clockStep: Math.floor(now() / STEP_MS) },
     { blocks, presence, poses, entry, sender },
   );
-  queues.onStep = step.run;
+  queues.onStep = sync.run;
 
   return {
     sendChat: (text) => chat.send(text),
@@ -127,8 +127,8 @@ export async function startSession(options: SessionOptions): Promise<Session> {
     blockTopics: () => blocks.topics(),
     leaveOnPageClose: () => deletePresenceOnPageClose(options.url, options.anonKey, accessToken.current(), playerId),
     async close() {
-      step.stop();
-      if (queues.onStep === step.run) queues.onStep = undefined;
+      sync.stop();
+      if (queues.onStep === sync.run) queues.onStep = undefined;
       parts.online.stop();
       parts.restorable.stop();
       accessToken.stop();

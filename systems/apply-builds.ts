@@ -1,6 +1,6 @@
 import type { BlockEdit } from '../components/edit-history.js';
 import { recordEdit } from '../components/edit-history.js';
-import type { EditStep, TileClick } from '../components/input.js';
+import type { HistoryMove, TileClick } from '../components/input.js';
 import { BLOCK_TYPES } from '../components/blocks.js';
 import { giveBlock, hasBlock, selectedItem, takeBlock } from '../components/inventory.js';
 import { pushSound } from '../components/sounds.js';
@@ -102,7 +102,8 @@ function refuse(world: GameWorld, description: string): false {
   return false;
 }
 
-function step(world: GameWorld, request: EditStep): void {
+/** Undoes the player's last edit, or redoes the last one undone, moving it to the other stack when it replays. */
+function moveInHistory(world: GameWorld, request: HistoryMove): void {
   const { history } = world;
   const from = request === 'undo' ? history.undo : history.redo;
   const edit = from.pop();
@@ -124,7 +125,7 @@ export function applyBuilds(world: GameWorld): void {
   const requests = edits.splice(0, edits.length);
   if (!world.local || world.vitals.defeated[world.local]) return;
   for (const click of pending) build(world, click);
-  for (const request of requests) step(world, request);
+  for (const request of requests) moveInHistory(world, request);
 }
 
 /**

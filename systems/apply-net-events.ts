@@ -23,6 +23,54 @@ function remoteFor(world: GameWorld, id: string, name: string, x: number, y: num
   return spawnRemotePlayer(world, { id, name, x, y });
 }
 
+/** The net event of kind `K`. */
+type EventOf<K extends NetEvent['kind']> = Extract<NetEvent, { kind: K }>;
+
+/** A presence row: spawns or updates the remote player; it moves to the row only when no pose came lately. */
+function applyPlayerUpsert(world: GameWorld, ev: EventOf<'playerUpsert'>): void {
+  const eid = remoteFor(world, ev.id, ev.name, ev.x, ev.y);
+  if (!eid) return;
+  world.names[eid] = ev.name;
+  world.vitals.health[eid] = ev.health;
+  noteHealth(world, eid);
+  world.vitals.maxHealth[eid] = ev.maxHealth;
+  world.vitals.level[eid] = ev.level;
+  writeLook(world.look, eid, ev.appearance);
+  const track = world.poses.get(eid)!;
+  track.swinging = ev.isSwinging;
+  if (world.time - track.lastLive > PRESENCE_POSITION_AFTER_MS) {
+    track.x = ev.x;
+    track.y = ev.y;
+    track.vx = track.vy = 0;
+    setVelocity(world.transform, eid, 0, 0);
+  }
+}
+
+/** A live pose of a known remote player: its track, walking velocity, facing and swing. */
+function applyPlayerPose(world: GameWorld, ev: EventOf<'playerPose'>): void {
+  // Only presence spawns remote players: a pose from anyone else is not drawn.
+  const eid = findPlayer(world, ev.id);
+  const track = eid && eid !== world.local ? world.poses.get(eid) : undefined;
+  if (!track || !applyPoseEvent(track, world.time, ev.seq, ev.x, ev.y, ev.dx, ev.dy)) return;
+  setVelocity(world.transform, eid, track.vx, track.vy);
+  if (ev.swinging && !track.swinging) pushSound(world, 'swing', volumeAtTile(world, Math.floor(ev.x / TILE_SIZE), Math.floor(ev.y / TILE_SIZE)));
+  track.swinging = ev.swinging;
+  if (ev.facing !== 0) world.motion.facing[eid] = ev.facing < 0 ? -1 : 1;
+}
+
+/** The server recorded the local player: its level, and its health unless it waits for its respawn. */
+function applyRecorded(world: GameWorld, ev: EventOf<'recorded'>): void {
+  const eid = world.local;
+  if (!eid) return;
+  world.vitals.level[eid] = ev.level;
+  // A defeated player waits for its own respawn; the server agrees once it is back at spawn.
+  if (ev.health !== null && !world.vitals.defeated[eid] && ev.health !== world.vitals.health[eid]) {
+    world.vitals.health[eid] = ev.health;
+    noteHealth(world, eid);
+  }
+}
+
+/** Applies one net event to the world. */
 function apply(world: GameWorld, ev: NetEvent): void {
   switch (ev.kind) {
     case 'blockSet':
@@ -59,52 +107,17 @@ function apply(world: GameWorld, ev: NetEvent): void {
     case 'voiceStarted':
       pushSound(world, 'voice', ev.volume);
       return;
-    case 'playerUpsert': {
-      const eid = remoteFor(world, ev.id, ev.name, ev.x, ev.y);
-      if (!eid) return;
-      world.names[eid] = ev.name;
-      world.vitals.health[eid] = ev.health;
-      noteHealth(world, eid);
-      world.vitals.maxHealth[eid] = ev.maxHealth;
-      world.vitals.level[eid] = ev.level;
-      writeLook(world.look, eid, ev.appearance);
-      const track = world.poses.get(eid)!;
-      track.swinging = ev.isSwinging;
-      if (world.time - track.lastLive > PRESENCE_POSITION_AFTER_MS) {
-        track.x = ev.x;
-        track.y = ev.y;
-        track.vx = track.vy = 0;
-        setVelocity(world.transform, eid, 0, 0);
-      }
-      return;
-    }
-    case 'playerPose': {
-      // Only presence spawns remote players: a pose from anyone else is not drawn.
-      const eid = findPlayer(world, ev.id);
-      const track = eid && eid !== world.local ? world.poses.get(eid) : undefined;
-      if (!track || !applyPoseEvent(track, world.time, ev.step, ev.x, ev.y, ev.dx, ev.dy)) return;
-      setVelocity(world.transform, eid, track.vx, track.vy);
-      if (ev.swinging && !track.swinging) pushSound(world, 'swing', volumeAtTile(world, Math.floor(ev.x / TILE_SIZE), Math.floor(ev.y / TILE_SIZE)));
-      track.swinging = ev.swinging;
-      if (ev.facing !== 0) world.motion.facing[eid] = ev.facing < 0 ? -1 : 1;
-      return;
-    }
+    case 'playerUpsert':
+      return applyPlayerUpsert(world, ev);
+    case 'playerPose':
+      return applyPlayerPose(world, ev);
     case 'playerLeft': {
       const eid = findPlayer(world, ev.id);
       if (eid && eid !== world.local) despawnPlayer(world, eid);
       return;
     }
-    case 'recorded': {
-      const eid = world.local;
-      if (!eid) return;
-      world.vitals.level[eid] = ev.level;
-      // A defeated player waits for its own respawn; the server agrees once it is back at spawn.
-      if (ev.health !== null && !world.vitals.defeated[eid] && ev.health !== world.vitals.health[eid]) {
-        world.vitals.health[eid] = ev.health;
-        noteHealth(world, eid);
-      }
-      return;
-    }
+    case 'recorded':
+      return applyRecorded(world, ev);
     case 'damaged':
       if (world.local && applyDamage(world, world.local, ev.amount)) {
         pushSound(world, 'hurt');

@@ -1,7 +1,7 @@
 /**
  * The order of the simulation, in one place. Each step: apply what arrived (net, HUD commands,
  * input), then simulate, then publish to the HUD and hand the step to the network session.
- * Drawing is not a step: it runs once per animation frame (systems/render-world.ts),
+ * Drawing is not a step: it runs once per animation frame (systems/draw/draw-world.ts),
  * interpolating between the last two steps. Zones (safe or PvP) are kept where positions
  * change: by movement and by indexing.
  */
@@ -16,7 +16,7 @@ import { movePlayers } from './move-players.js';
 import { readInput } from './read-input.js';
 import { resolveCombat } from './resolve-combat.js';
 import { simulateRemotes } from './simulate-remotes.js';
-import { stepNet } from './step-net.js';
+import { syncNet } from './sync-net.js';
 import { syncHud } from './sync-hud.js';
 import { updateHealth } from './update-health.js';
 
@@ -36,7 +36,7 @@ export const PIPELINE: readonly System[] = Object.freeze([
   resolveCombat,
   updateHealth,
   syncHud,
-  stepNet,
+  syncNet,
 ]);
 
 /** Runs one fixed step of STEP_MS: advances the step number and world time, then every system in order. */

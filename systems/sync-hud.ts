@@ -1,7 +1,7 @@
 import type { HudFields } from '../components/hud.js';
 import { asBuffer, query } from 'bitecs';
 import { claimAt } from '../components/claims.js';
-import { TILE_SIZE } from '../components/constants.js';
+import { RESPAWN_MS, TILE_SIZE } from '../components/constants.js';
 import { countPlayersNear } from '../components/proximity.js';
 import { BIOME_LABELS, biomeAt } from '../components/terrain.js';
 import { xOf, yOf } from '../components/transform.js';
@@ -11,6 +11,12 @@ function publish<K extends keyof HudFields>(world: GameWorld, key: K, value: Hud
   if (Object.is(world.published[key], value)) return;
   world.published[key] = value;
   world.hud.set(key, value);
+}
+
+/** The whole seconds until defeated player `eid` respawns: at least 1, at most the respawn delay. */
+function respawnSeconds(world: GameWorld, eid: number): number {
+  const seconds = Math.max(1, Math.ceil((world.vitals.respawnAt[eid]! - world.time) / 1000));
+  return Math.min(seconds, RESPAWN_MS / 1000);
 }
 
 /** Publishes the local player's HUD values, each only when it changed, and flushes pending toasts. */
@@ -31,6 +37,7 @@ export function syncHud(world: GameWorld): void {
   publish(world, 'maxHealth', v.maxHealth[eid]!);
   publish(world, 'level', v.level[eid]!);
   publish(world, 'defeated', v.defeated[eid] === 1);
+  publish(world, 'respawnIn', v.defeated[eid] ? respawnSeconds(world, eid) : 0);
   publish(world, 'name', world.names[eid] ?? '');
   publish(world, 'selectedSlot', world.inventory.selectedSlot);
   publish(world, 'inventoryVersion', world.inventory.version);

@@ -239,33 +239,70 @@ export function TileInspector({ db }: { db: SupabaseClient }) {
 
 const counts = (result: RollbackResult) => `${result.removed} removed, ${result.restored} restored, ${result.skipped} skipped, ${result.claims} claims removed`;
 
+/** The rollback's fields, as typed. */
+interface RollbackFields {
+  wallet: string;
+  minutes: string;
+  x: string;
+  y: string;
+  radius: string;
+  claims: RollbackClaims;
+}
+
+/** The form choosing whose edits to roll back, since when, where and what becomes of its claims. */
+function RollbackForm({ fields, onField, onPreview }: { fields: RollbackFields; onField(change: Partial<RollbackFields>): void; onPreview(event: FormEvent): void }) {
+  return (
+    <form className="ops-form" onSubmit={onPreview} aria-label="Roll back a wallet">
+      <input className="pixel-input" placeholder="Wallet" aria-label="Wallet to roll back" value={fields.wallet} onChange={(e) => onField({ wallet: e.target.value })} required />
+      <label className="name-menu-label">
+        Minutes back
+        <input className="pixel-input" aria-label="Minutes back" value={fields.minutes} onChange={(e) => onField({ minutes: e.target.value })} inputMode="numeric" />
+      </label>
+      <input className="pixel-input" aria-label="Centre x" value={fields.x} onChange={(e) => onField({ x: e.target.value })} inputMode="numeric" />
+      <input className="pixel-input" aria-label="Centre y" value={fields.y} onChange={(e) => onField({ y: e.target.value })} inputMode="numeric" />
+      <label className="name-menu-label">
+        Radius (tiles)
+        <input className="pixel-input" aria-label="Radius" value={fields.radius} onChange={(e) => onField({ radius: e.target.value })} inputMode="numeric" />
+      </label>
+      <select className="pixel-input" aria-label="Claims" value={fields.claims} onChange={(e) => onField({ claims: e.target.value as RollbackClaims })}>
+        <option value="none">keep the wallet&apos;s claims</option>
+        <option value="window">remove its claims made since then</option>
+        <option value="all">remove all its claims</option>
+      </select>
+      <button type="submit" className="pixel-button pixel-button--small">
+        Preview
+      </button>
+    </form>
+  );
+}
+
 /** Rollback of a wallet's edits: preview first, then apply, then (if needed) undo. */
 export function RollbackPanel({ db, onChange, prefill }: { db: SupabaseClient; onChange(): void; prefill: Prefill }) {
-  const [wallet, setWallet] = useState('');
-  const [minutes, setMinutes] = useState('30');
-  const [x, setX] = useState('0');
-  const [y, setY] = useState('0');
-  const [radius, setRadius] = useState('32');
-  const [claims, setClaims] = useState<RollbackClaims>('none');
+  const [fields, setFields] = useState<RollbackFields>({ wallet: '', minutes: '30', x: '0', y: '0', radius: '32', claims: 'none' });
   const [preview, setPreview] = useState<RollbackResult | null>(null);
   const [done, setDone] = useState<RollbackResult | null>(null);
   const [message, setMessage] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
+  const onField = (change: Partial<RollbackFields>) => setFields((current) => ({ ...current, ...change }));
   useEffect(() => {
     if (prefill.wallet && prefill.reason === undefined) {
-      setWallet(prefill.wallet);
-      if (prefill.x !== undefined) setX(String(prefill.x));
-      if (prefill.y !== undefined) setY(String(prefill.y));
+      const { wallet, x, y } = prefill;
+      setFields((current) => ({
+        ...current,
+        wallet,
+        ...(x !== undefined ? { x: String(x) } : {}),
+        ...(y !== undefined ? { y: String(y) } : {}),
+      }));
       setPreview(null);
     }
   }, [prefill]);
   const request = (): RollbackRequest => ({
-    wallet: wallet.trim(),
-    since: new Date(Date.now() - Number(minutes) * 60_000).toISOString(),
-    x: Number(x),
-    y: Number(y),
-    radius: Number(radius),
-    claims,
+    wallet: fields.wallet.trim(),
+    since: new Date(Date.now() - Number(fields.minutes) * 60_000).toISOString(),
+    x: Number(fields.x),
+    y: Number(fields.y),
+    radius: Number(fields.radius),
+    claims: fields.claims,
   });
   const onPreview = (event: FormEvent) => {
     event.preventDefault();
@@ -289,27 +326,7 @@ export function RollbackPanel({ db, onChange, prefill }: { db: SupabaseClient; o
     });
   return (
     <Section title="ROLLBACK" error={error}>
-      <form className="ops-form" onSubmit={onPreview} aria-label="Roll back a wallet">
-        <input className="pixel-input" placeholder="Wallet" aria-label="Wallet to roll back" value={wallet} onChange={(e) => setWallet(e.target.value)} required />
-        <label className="name-menu-label">
-          Minutes back
-          <input className="pixel-input" aria-label="Minutes back" value={minutes} onChange={(e) => setMinutes(e.target.value)} inputMode="numeric" />
-        </label>
-        <input className="pixel-input" aria-label="Centre x" value={x} onChange={(e) => setX(e.target.value)} inputMode="numeric" />
-        <input className="pixel-input" aria-label="Centre y" value={y} onChange={(e) => setY(e.target.value)} inputMode="numeric" />
-        <label className="name-menu-label">
-          Radius (tiles)
-          <input className="pixel-input" aria-label="Radius" value={radius} onChange={(e) => setRadius(e.target.value)} inputMode="numeric" />
-        </label>
-        <select className="pixel-input" aria-label="Claims" value={claims} onChange={(e) => setClaims(e.target.value as RollbackClaims)}>
-          <option value="none">keep the wallet&apos;s claims</option>
-          <option value="window">remove its claims made since then</option>
-          <option value="all">remove all its claims</option>
-        </select>
-        <button type="submit" className="pixel-button pixel-button--small">
-          Preview
-        </button>
-      </form>
+      <RollbackForm fields={fields} onField={onField} onPreview={onPreview} />
       {preview ? (
         <p className="ops-row" data-testid="ops-preview">
           Preview: {counts(preview)}

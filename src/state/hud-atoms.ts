@@ -18,6 +18,7 @@ export const HUD_DEFAULTS: Readonly<HudFields> = Object.freeze({
   playersInRange: 0,
   remotePlayers: 0,
   defeated: false,
+  respawnIn: 0,
   restorable: 0,
   undoable: 0,
   redoable: 0,

@@ -20,8 +20,8 @@ export interface Figure {
   pants: number;
   shoes: number;
   facing: number;
-  /** Walk phase: 0 standing, 1 or 2 alternate steps. */
-  step: number;
+  /** Walk frame: 0 standing, 1 or 2 for the two alternate feet. */
+  walkFrame: number;
   /** Sword swing progress 0..1, or -1 when not swinging. */
   swing: number;
   defeated: boolean;
@@ -149,11 +149,11 @@ export function drawFigure(ctx: Ctx2D, f: Figure, cx: number, cy: number, scale:
   }
   box(ctx, -10, 14, 20, 4, 'rgba(0,0,0,0.25)');
   if (f.facing < 0) ctx.scale(-1, 1);
-  ctx.translate(-PLAYER_WIDTH / 2, -PLAYER_HEIGHT / 2 - (f.step === 1 ? 2 : 0));
+  ctx.translate(-PLAYER_WIDTH / 2, -PLAYER_HEIGHT / 2 - (f.walkFrame === 1 ? 2 : 0));
   const skin = shade(f.skin, 1);
   const shoes = shade(f.shoes, 1);
-  const leftLift = f.step === 1 ? 2 : 0;
-  const rightLift = f.step === 2 ? 2 : 0;
+  const leftLift = f.walkFrame === 1 ? 2 : 0;
+  const rightLift = f.walkFrame === 2 ? 2 : 0;
   box(ctx, 6, 24, 12, 5, shade(f.pants, 1));
   box(ctx, 11, 26, 2, 3, shade(f.pants, 0.7));
   box(ctx, 5, 29 - leftLift, 6, 3, shoes);
@@ -200,7 +200,7 @@ export function loadLook(f: Figure, look: Look, eid: number): Figure {
 export function drawPreview(ctx: Ctx2D, appearance: Appearance): void {
   const look = createLook(1);
   writeLook(look, 0, appearance);
-  const standing: Figure = { skin: 0, hair: 0, hairStyle: 0, shirt: 0, shirtStyle: 0, pants: 0, shoes: 0, facing: 1, step: 0, swing: -1, defeated: false };
+  const standing: Figure = { skin: 0, hair: 0, hairStyle: 0, shirt: 0, shirtStyle: 0, pants: 0, shoes: 0, facing: 1, walkFrame: 0, swing: -1, defeated: false };
   ctx.clearRect(0, 0, PREVIEW_WIDTH, PREVIEW_HEIGHT);
   drawFigure(ctx, loadLook(standing, look, 0), PREVIEW_WIDTH / 2, PREVIEW_HEIGHT / 2, 1);
 }

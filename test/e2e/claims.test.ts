@@ -13,6 +13,7 @@ import { enterAs, enterWorld, type PlayerInWorld } from '../support/enter-world.
 import type { TestServer } from '../support/server.js';
 import { acquire, release, startE2EServer, type E2E } from '../support/browser.js';
 import { createPageWallet, installTestWallet } from '../support/browser-wallet.js';
+import { tileOnCanvas, tilePoint } from '../support/canvas-points.js';
 
 const test = suite<{ e2e: E2E; server: TestServer; alice: PlayerInWorld }>('land claims');
 // A server of its own: the players here build, and the shared server's other suites count who built
@@ -27,28 +28,13 @@ test.after(async (ctx) => {
   release();
 });
 
-const me = (page: Page) => page.evaluate(() => window.__tessera!.localPlayer()!);
-
-/** The page point (CSS px) at the centre of tile (tileX, tileY), for a view centred on the local player with 1 canvas px per CSS px. */
-async function tilePoint(page: Page, tileX: number, tileY: number): Promise<{ x: number; y: number }> {
-  const canvas = (await page.locator('canvas.game-canvas').boundingBox())!;
-  const size = await page.locator('canvas.game-canvas').evaluate((c: HTMLCanvasElement) => ({ width: c.width, height: c.height }));
-  const { x, y } = await me(page);
-  const camX = Math.round(x - size.width / 2);
-  const camY = Math.round(y - size.height / 2);
-  const scale = canvas.width / size.width;
-  return { x: canvas.x + (tileX * 32 + 16 - camX) * scale, y: canvas.y + (tileY * 32 + 16 - camY) * scale };
-}
-
 /** The colour (#rrggbb) of the canvas pixel at the top edge of tile (tileX, tileY), one pixel in. */
 async function edgeColour(page: Page, tileX: number, tileY: number): Promise<string> {
-  const { x, y } = await me(page);
+  const centre = await tileOnCanvas(page, tileX, tileY);
   return page.locator('canvas.game-canvas').evaluate((c: HTMLCanvasElement, at) => {
-    const px = Math.round(at.tileX * 32 + 16 - Math.round(at.x - c.width / 2));
-    const py = Math.round(at.tileY * 32 - Math.round(at.y - c.height / 2)) + 2;
-    const [r, g, b] = c.getContext('2d')!.getImageData(px, py, 1, 1).data;
+    const [r, g, b] = c.getContext('2d')!.getImageData(at.x, at.y, 1, 1).data;
     return `#${[r, g, b].map((n) => n!.toString(16).padStart(2, '0')).join('')}`;
-  }, { x, y, tileX, tileY });
+  }, { x: centre.x, y: centre.y - 16 + 2 });
 }
 
 test('desktop: L opens LAND, a drag chooses 7x7, CONFIRM claims it; it is outlined and the budget drops', async (ctx) => {

@@ -16,6 +16,7 @@ import { connectAsOperator, startServer, type TestServer } from '../support/serv
 import { enterWorld, twoPlayersInWorld, type PlayerInWorld } from '../support/enter-world.js';
 import { CHROMIUM_ARGS } from '../support/browser.js';
 import { createPageWallet, installTestWallet, type PageWallet } from '../support/browser-wallet.js';
+import { worldPointInCanvas } from '../support/canvas-points.js';
 
 interface World {
   browser: Browser;
@@ -55,11 +56,8 @@ test.after(async (world) => {
 test('a click on Bob on the canvas opens his name menu instead of placing a block', async ({ alice, bob }) => {
   const bobAt = await alice.page.waitForFunction((id) => window.__tessera!.remotePlayers().find((p) => p.id === id) ?? null, bob.wallet.address);
   const them = (await bobAt.jsonValue()) as { x: number; y: number };
-  const me = await alice.page.evaluate(() => window.__tessera!.localPlayer()!);
-  const canvas = alice.page.locator('canvas');
-  const box = (await canvas.boundingBox())!;
   // The view follows Alice: her position is the canvas centre.
-  await canvas.click({ position: { x: (400 + them.x - me.x) * (box.width / 800), y: (300 + them.y - me.y) * (box.height / 600) } });
+  await alice.page.locator('canvas').click({ position: await worldPointInCanvas(alice.page, them.x, them.y) });
   const menu = alice.page.getByRole('menu', { name: 'Bob menu' });
   await menu.waitFor();
   await menu.getByRole('button', { name: 'Close menu' }).click();

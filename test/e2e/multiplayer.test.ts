@@ -6,7 +6,8 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { chromium, type Browser, type Page } from 'playwright-core';
-import { isWaterTile, WORLD_SEED } from '../../components/terrain.js';
+import { isSpawnTile, isWaterTile, WORLD_SEED } from '../../components/terrain.js';
+import { landTileRightOfPlayer, tileInCanvas } from '../support/canvas-points.js';
 import { makeDataDir, removeDataDir, type TestServer } from '../support/server.js';
 import { freePort } from '../../server/db/cluster.js';
 import { CHROMIUM_ARGS, FAKE_MICROPHONE_ARGS, startE2EServer } from '../support/browser.js';
@@ -48,22 +49,9 @@ async function walk(page: Page, key: string, ms: number): Promise<void> {
   await page.waitForTimeout(100);
 }
 
-/** The first land tile to the right of the player, two or more tiles away, as canvas offset. */
-async function landTileRightOf(page: Page): Promise<{ tileX: number; tileY: number }> {
-  const me = await local(page);
-  const tileY = Math.floor(me.y / 32);
-  for (let tileX = Math.floor(me.x / 32) + 2; ; tileX++) {
-    const inSpawn = Math.abs(tileX) <= 2 && Math.abs(tileY) <= 2;
-    if (!inSpawn && !isWaterTile(tileX, tileY, WORLD_SEED)) return { tileX, tileY };
-  }
-}
-
 /** Clicks the centre of tile (tileX, tileY) on the canvas, which is centred on the player. */
 async function clickTile(page: Page, tileX: number, tileY: number, button: 'left' | 'right'): Promise<void> {
-  const me = await local(page);
-  const x = 400 + (tileX * 32 + 16 - me.x);
-  const y = 300 + (tileY * 32 + 16 - me.y);
-  await page.locator('canvas.game-canvas').click({ position: { x, y }, button });
+  await page.locator('canvas.game-canvas').click({ position: await tileInCanvas(page, tileX, tileY), button });
 }
 
 test.before(async (world) => {
@@ -135,7 +123,7 @@ test('movement shows live on the other screen, smoothly', async ({ alice, bob })
 
 test('blocks placed and removed by one player appear for the other', async ({ alice, bob }) => {
   await walk(alice.page, 'KeyD', 1000);
-  const { tileX, tileY } = await landTileRightOf(alice.page);
+  const { tileX, tileY } = await landTileRightOfPlayer(alice.page);
   await clickTile(alice.page, tileX, tileY, 'left');
   // The engine applies the click on its next step.
   assert.is(await until(alice.page, ([x, y]) => window.__tessera!.tileAt(x!, y!), [tileX, tileY]), 'stone');
@@ -154,7 +142,7 @@ test('building earns a level: the HUD shows LV 2 once the server counts ten plac
   for (let dy = -4; dy <= -2 && tiles.length < 9; dy++) {
     for (let dx = -1; dx <= 3 && tiles.length < 9; dx++) {
       const [x, y] = [px + dx, py + dy];
-      if (Math.abs(x) > 2 || Math.abs(y) > 2) if (!isWaterTile(x, y, WORLD_SEED)) tiles.push([x, y]);
+      if (!isSpawnTile(x, y) && !isWaterTile(x, y, WORLD_SEED)) tiles.push([x, y]);
     }
   }
   assert.is(tiles.length, 9);
@@ -169,7 +157,7 @@ test('building earns a level: the HUD shows LV 2 once the server counts ten plac
 
 test('RESTORE puts back the block the other player removed; Ctrl+Z and Ctrl+Shift+Z undo and redo, seen by the other', async ({ alice, bob }) => {
   // Bob removed Alice's block two steps ago: it is the first land tile right of her again.
-  const { tileX, tileY } = await landTileRightOf(alice.page);
+  const { tileX, tileY } = await landTileRightOfPlayer(alice.page);
   const restore = alice.page.getByTestId('restore-button');
   await restore.waitFor({ timeout: 12_000 });
   assert.is(await restore.textContent(), 'RESTORE 1');
@@ -292,7 +280,7 @@ test('after a server restart both clients resync without a reload', async (world
   ({ server: world.server } = await startE2EServer(world.port, world.dataDir));
   await until(alice.page, () => document.querySelector<HTMLElement>('[data-testid=players-online]')!.innerText.includes('✓'), undefined, 20_000);
   await until(bob.page, () => document.querySelector<HTMLElement>('[data-testid=players-online]')!.innerText.includes('✓'), undefined, 20_000);
-  const { tileX, tileY } = await landTileRightOf(bob.page);
+  const { tileX, tileY } = await landTileRightOfPlayer(bob.page);
   await clickTile(bob.page, tileX, tileY, 'left');
   assert.is(await until(alice.page, ([x, y]) => window.__tessera!.tileAt(x!, y!), [tileX, tileY]), 'stone');
   assert.ok(await remote(alice.page, bob.wallet.address), 'Alice still sees Bob');

@@ -8,11 +8,10 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { BrowserContext, CDPSession, Page } from 'playwright-core';
-import { biomeAt } from '../../components/terrain.js';
-import { WORLD_SEED } from '../../components/terrain.js';
 import { enterAs, enterWorld } from '../support/enter-world.js';
 import { acquire, release, type E2E } from '../support/browser.js';
 import { createPageWallet, installStandardWallet, installTestWallet } from '../support/browser-wallet.js';
+import { landTileRightOf, tileInCanvas, tilePoint } from '../support/canvas-points.js';
 
 const test = suite<{ e2e: E2E }>('phone');
 test.before(async (ctx) => {
@@ -62,20 +61,6 @@ async function touchDown(phone: Phone, point: { x: number; y: number }): Promise
 async function centreOf(page: Page, label: string): Promise<{ x: number; y: number }> {
   const box = (await page.getByRole('button', { name: label, exact: true }).boundingBox())!;
   return { x: box.x + box.width / 2, y: box.y + box.height / 2 };
-}
-
-/** The screen point of tile (tileX, tileY): the full-screen view is centred on the player, 1 tile = 32 CSS px. */
-async function tilePoint(page: Page, tileX: number, tileY: number): Promise<{ x: number; y: number }> {
-  const p = await me(page);
-  const { width, height } = page.viewportSize()!;
-  return { x: tileX * 32 + 16 - Math.round(p.x - width / 2), y: tileY * 32 + 16 - Math.round(p.y - height / 2) };
-}
-
-function landTileRightOf(tileX: number, tileY: number): number {
-  for (let x = tileX + 2; ; x++) {
-    const biome = biomeAt(x, tileY, WORLD_SEED);
-    if ((Math.abs(x) > 2 || Math.abs(tileY) > 2) && biome !== 'ocean' && biome !== 'tropical_ocean') return x;
-  }
 }
 
 async function noSidewaysScroll(page: Page): Promise<void> {
@@ -177,8 +162,7 @@ test('sound: silent before the first gesture and when muted; what others do near
   const bob = await enterWorld(e2e.browser, e2e.baseUrl, 'Builder');
   const tileX = landTileRightOf(0, 0);
   const bobClicks = async (button: 'left' | 'right') => {
-    const b = await me(bob.page);
-    await bob.page.locator('canvas.game-canvas').click({ position: { x: 400 + (tileX * 32 + 16 - b.x), y: 300 + (16 - b.y) }, button });
+    await bob.page.locator('canvas.game-canvas').click({ position: await tileInCanvas(bob.page, tileX, 0), button });
   };
   const heard = (block: string | null) => phone.page.waitForFunction(([x, type]) => window.__tessera!.tileAt(x as number, 0) === type, [tileX, block] as const);
 

@@ -127,7 +127,7 @@ test('a walk is heard as pose events with the sender\'s clock, the last where th
   assert.ok(heard.length >= 5, `Bob heard ${heard.length} poses of Ann's walk`);
   assert.ok(heard.every((e) => Number.isFinite(e.t) && Math.abs(e.t - Date.now()) < 60_000), 'each pose carries the sender clock');
   assert.equal({ x: heard.at(-1)!.x, y: heard.at(-1)!.y }, { x: ann.pose.x, y: ann.pose.y });
-  assert.ok(heard.every((e, i) => i === 0 || e.step > heard[i - 1]!.step), 'steps only grow');
+  assert.ok(heard.every((e, i) => i === 0 || e.seq > heard[i - 1]!.seq), 'steps only grow');
 });
 
 test('a pose naming another wallet far from where it stands, or a wallet without presence, is not passed on', async ({ server, ann, bob }) => {

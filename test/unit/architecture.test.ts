@@ -15,8 +15,17 @@ import {
 /** The folders whose modules are checked (with every repository module they import). */
 const CHECKED_FOLDERS = ['components', 'systems', 'net', 'src', 'server', 'bench', 'test/support'];
 
-/** The longest a function in server/ or net/ may be without a `// Long because:` reason. */
+/** The longest a function in {@link LENGTH_CHECKED} may be without a `// Long because:` reason. */
 const MAX_FUNCTION_LINES = 80;
+
+/** The folders whose functions are held to {@link MAX_FUNCTION_LINES}. */
+const LENGTH_CHECKED = ['server', 'net', 'src', 'systems'];
+
+/** Where drawing lives: it reads the world and draws, so it imports only drawing and components. */
+const DRAWING = 'systems/draw/';
+
+/** The modules of systems/ that are not step systems: the order of a step and the fixed-step loop. */
+const NOT_STEP_SYSTEMS = ['systems/pipeline.ts', 'systems/loop.ts'];
 
 /**
  * What each folder may import from the repository: the layers point one way,
@@ -65,9 +74,33 @@ function cycleOffences(edges: readonly ImportEdge[]): Offence[] {
   return findCycles(edges).map((cycle) => ({ where: cycle }));
 }
 
-/** Every function in server/ and net/ over the limit without a reason. */
+/**
+ * Every import of a drawing module from outside drawing and components/: the renderer only
+ * draws, so it takes no input module, no step system and nothing of the page.
+ */
+function drawingOffences(edges: readonly Pick<ImportEdge, 'from' | 'to' | 'line'>[]): Offence[] {
+  return edges
+    .filter((edge) => edge.from.startsWith(DRAWING) && !edge.to.startsWith(DRAWING) && layerOf(edge.to) !== 'components')
+    .map((edge) => ({ where: `${edge.from}:${edge.line} draws, yet imports ${edge.to}` }));
+}
+
+/**
+ * Every top-level module of systems/ that is not a step system listed in systems/pipeline.ts
+ * (the pipeline and the loop aside), and every drawing module the pipeline runs: drawing is no
+ * step, and a step system is one the pipeline runs.
+ */
+function stepSystemOffences(files: readonly string[], edges: readonly Pick<ImportEdge, 'from' | 'to'>[]): Offence[] {
+  const run = new Set(edges.filter((edge) => edge.from === 'systems/pipeline.ts').map((edge) => edge.to));
+  const unlisted = files
+    .filter((file) => /^systems\/[^/]+\.ts$/.test(file) && !NOT_STEP_SYSTEMS.includes(file) && !run.has(file))
+    .map((file) => ({ where: `${file} is in systems/ but not a step of systems/pipeline.ts` }));
+  const drawn = [...run].filter((file) => file.startsWith(DRAWING)).map((file) => ({ where: `systems/pipeline.ts runs ${file}, which draws` }));
+  return [...unlisted, ...drawn];
+}
+
+/** Every function in the folders of {@link LENGTH_CHECKED} over the limit without a reason. */
 function lengthOffences(): Offence[] {
-  return sourceFiles(['server', 'net']).flatMap((file) =>
+  return sourceFiles(LENGTH_CHECKED).flatMap((file) =>
     longFunctions(parseModule(file), MAX_FUNCTION_LINES).map((found) => ({
       where: `${found.file}:${found.line} ${found.name} is ${found.lines} lines`,
     })),
@@ -98,8 +131,43 @@ test('layers point one way: components <- systems, net <- src; the server takes 
   assertNone(layerOffences(edges));
 });
 
-test(`no function in server/ or net/ is over ${MAX_FUNCTION_LINES} lines without a reason beside it`, () => {
+test(`no function in ${LENGTH_CHECKED.join('/, ')}/ is over ${MAX_FUNCTION_LINES} lines without a reason beside it`, () => {
   assertNone(lengthOffences());
+});
+
+test('the renderer only draws: drawing modules import only drawing and components (no input, no step system, nothing of the page)', () => {
+  assertNone(drawingOffences(edges));
+});
+
+test('systems/ holds step systems: each top-level module but the pipeline and the loop is run by systems/pipeline.ts, which runs no drawing', () => {
+  assertNone(stepSystemOffences(sourceFiles(['systems']), edges));
+});
+
+test('a drawing module importing an input or step module is found; drawing and components are not', () => {
+  const found = drawingOffences([
+    { from: 'systems/draw/draw-world.ts', to: 'systems/draw/character.ts', line: 1 },
+    { from: 'systems/draw/draw-world.ts', to: 'components/camera.ts', line: 2 },
+    { from: 'systems/draw/draw-world.ts', to: 'systems/read-input.ts', line: 3 },
+    { from: 'systems/draw/draw-world.ts', to: 'src/game/pick-tile.ts', line: 4 },
+    { from: 'systems/read-input.ts', to: 'systems/draw/draw-world.ts', line: 5 },
+  ]);
+  assert.equal(found.map((offence) => offence.where), [
+    'systems/draw/draw-world.ts:3 draws, yet imports systems/read-input.ts',
+    'systems/draw/draw-world.ts:4 draws, yet imports src/game/pick-tile.ts',
+  ]);
+});
+
+test('a module of systems/ the pipeline does not run, and drawing the pipeline runs, are found', () => {
+  const files = ['systems/pipeline.ts', 'systems/loop.ts', 'systems/move-players.ts', 'systems/render-world.ts', 'systems/draw/draw-world.ts'];
+  const found = stepSystemOffences(files, [
+    { from: 'systems/pipeline.ts', to: 'systems/move-players.ts' },
+    { from: 'systems/pipeline.ts', to: 'systems/draw/draw-world.ts' },
+    { from: 'systems/loop.ts', to: 'systems/render-world.ts' },
+  ]);
+  assert.equal(found.map((offence) => offence.where), [
+    'systems/render-world.ts is in systems/ but not a step of systems/pipeline.ts',
+    'systems/pipeline.ts runs systems/draw/draw-world.ts, which draws',
+  ]);
 });
 
 test('every export of the product (components, systems, net, src, server) has JSDoc', () => {

@@ -24,7 +24,7 @@ test('a pose from an id without a presence row is ignored, a known one is passed
   rx.receive(payload('ann', 100, 100, 7));
   rx.receive(payload('me', 100, 100));
   rx.receive({ id: 'ann', x: 'far', y: 0 });
-  assert.equal(events, [{ kind: 'playerPose', id: 'ann', x: 100, y: 100, dx: 1, dy: 0, step: 7, facing: 1, moving: true, swinging: false, t: 5007 }]);
+  assert.equal(events, [{ kind: 'playerPose', id: 'ann', x: 100, y: 100, dx: 1, dy: 0, seq: 7, facing: 1, moving: true, swinging: false, t: 5007 }]);
   assert.is(rx.ignored(), 1);
 });
 
@@ -173,7 +173,7 @@ test('a batch passes its pose events in order through the same checks; other eve
   rx.receiveBatch({ events: 'pose' });
   rx.receiveBatch(null);
   rx.receiveBatch([{ event: 'pose', payload: payload('ann', 3, 0, 10) }]);
-  assert.equal(events.map((e) => e.kind === 'playerPose' && `${e.id}@${e.step}`), ['bob@4', 'ann@9']);
+  assert.equal(events.map((e) => e.kind === 'playerPose' && `${e.id}@${e.seq}`), ['bob@4', 'ann@9']);
   assert.is(rx.ignored(), 2);
 });
 

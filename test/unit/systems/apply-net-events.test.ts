@@ -80,7 +80,7 @@ test('a presence row spawns a remote player; its own row is ignored', () => {
 
 /** A pose event of `id`: at sender step `n` it stood at (x, y) walking in direction (dx, dy). */
 const pose = (id: string, n: number, x: number, y: number, dx: number, dy: number) => ({
-  kind: 'playerPose' as const, id, x, y, dx, dy, step: n, facing: dx || 1, moving: dx !== 0 || dy !== 0, swinging: false, t: 1000 + n * 16,
+  kind: 'playerPose' as const, id, x, y, dx, dy, seq: n, facing: dx || 1, moving: dx !== 0 || dy !== 0, swinging: false, t: 1000 + n * 16,
 });
 
 test('a remote player walks forward from a start event at 3 px a step, and stops where the stop event says', () => {

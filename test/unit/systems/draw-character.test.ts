@@ -6,7 +6,7 @@ import { writeLook } from '../../../components/appearance.js';
 import { spawnLocalPlayer } from '../../../components/players.js';
 import { createGameWorld } from '../../../components/world.js';
 import { drawPreview, PREVIEW_HEIGHT, PREVIEW_WIDTH } from '../../../systems/draw/character.js';
-import { createRenderView, renderWorld } from '../../../systems/render-world.js';
+import { createDrawView, drawWorld } from '../../../systems/draw/draw-world.js';
 import { recordingContext, recordingSurfaces } from '../../support/recording-canvas.js';
 
 /** The calls of the last figure drawn (from its save() to its restore()), its placement left out. */
@@ -26,7 +26,7 @@ function preview(look: Appearance): { cleared: string; at: string; body: string[
 }
 
 const game = recordingContext();
-const view = createRenderView(game.ctx, 800, 600, recordingSurfaces);
+const view = createDrawView(game.ctx, 800, 600, recordingSurfaces);
 const world = createGameWorld();
 const me = spawnLocalPlayer(world, { id: 'me', name: 'Me', x: 48, y: 80 });
 
@@ -34,7 +34,7 @@ const me = spawnLocalPlayer(world, { id: 'me', name: 'Me', x: 48, y: 80 });
 function inGame(look: Appearance): { at: string; body: string[] } {
   writeLook(world.look, me, look);
   game.calls.length = 0;
-  renderWorld(world, view, 1);
+  drawWorld(world, view, 1);
   return lastFigure(game.calls);
 }
 

@@ -1,26 +1,28 @@
 /**
- * Draws the world once per animation frame, centred on the local player: cached chunks of
- * ground and blocks for the tiles in view, animated water and spawn overlays, the build
- * highlight, then the players, positions interpolated between the last two steps by `alpha`.
+ * Draws the world once per animation frame, centred on the local player (components/camera.ts):
+ * cached chunks of ground and blocks for the tiles in view, animated water and spawn overlays,
+ * the build highlight and claims, then the players, positions interpolated between the last two
+ * steps by `alpha`. Not a step system: it only reads the world.
  */
 import { asBuffer, query } from 'bitecs';
-import { RESPAWN_MS, SPAWN_RADIUS, SWING_MS, TILE_SIZE, WORLD_MAX_TILE, WORLD_MIN_TILE } from '../components/constants.js';
-import { CLAIM_COLORS, claimShapeProblem, rectSize, relationOf, type TileRect } from '../components/claims.js';
-import { isSpawnTile } from '../components/terrain.js';
-import { MAX_REMOTE_PLAYERS } from '../components/network.js';
-import { CHUNK_TILES } from '../components/tiles.js';
-import { interpolatedPosition } from '../components/transform.js';
-import type { GameWorld } from '../components/world.js';
-import { paintBlockSheet } from './draw/block-sprites.js';
-import { drawFigure, loadLook, type Figure } from './draw/character.js';
-import { CHUNK_PX, createChunkCache, renderedChunk, type ChunkCache } from './draw/chunk-cache.js';
-import { createLabelCache, labelSurface, refreshLabels, type LabelCache } from './draw/label-cache.js';
-import { addName, clearNames, createNameLayout, layoutNames, type NameLayout } from './draw/name-labels.js';
-import type { Ctx2D, SurfaceFactory } from './draw/surface.js';
-import { paintTerrainSheet } from './draw/terrain-sprites.js';
+import { SPAWN_RADIUS, SWING_MS, TILE_SIZE, WORLD_MAX_TILE, WORLD_MIN_TILE } from '../../components/constants.js';
+import { createCamera, followLocalPlayer } from '../../components/camera.js';
+import { CLAIM_COLORS, claimShapeProblem, rectSize, relationOf, type TileRect } from '../../components/claims.js';
+import { isSpawnTile } from '../../components/terrain.js';
+import { MAX_REMOTE_PLAYERS } from '../../components/network.js';
+import { CHUNK_TILES } from '../../components/tiles.js';
+import { interpolatedPosition } from '../../components/transform.js';
+import type { GameWorld } from '../../components/world.js';
+import { paintBlockSheet } from './block-sprites.js';
+import { drawFigure, loadLook, type Figure } from './character.js';
+import { CHUNK_PX, createChunkCache, renderedChunk, type ChunkCache } from './chunk-cache.js';
+import { createLabelCache, labelSurface, refreshLabels, type LabelCache } from './label-cache.js';
+import { addName, clearNames, createNameLayout, layoutNames, type NameLayout } from './name-labels.js';
+import type { Ctx2D, SurfaceFactory } from './surface.js';
+import { paintTerrainSheet } from './terrain-sprites.js';
 
 /** Where and with what the world is drawn. */
-export interface RenderView {
+export interface DrawView {
   ctx: Ctx2D;
   width: number;
   height: number;
@@ -31,7 +33,7 @@ export interface RenderView {
 }
 
 /** A view drawing onto `ctx`; sprite sheets and chunk surfaces come from `makeSurface`. */
-export function createRenderView(ctx: Ctx2D, width: number, height: number, makeSurface: SurfaceFactory): RenderView {
+export function createDrawView(ctx: Ctx2D, width: number, height: number, makeSurface: SurfaceFactory): DrawView {
   ctx.imageSmoothingEnabled = false;
   return {
     ctx,
@@ -44,15 +46,16 @@ export function createRenderView(ctx: Ctx2D, width: number, height: number, make
 }
 
 const VOID = '#0b0e1a';
-const FONT = '8px "Press Start 2P", monospace';
 const WORLD_MIN_PX = WORLD_MIN_TILE * TILE_SIZE;
 const WORLD_END_PX = (WORLD_MAX_TILE + 1) * TILE_SIZE;
 const REMOTE_SCALE = 0.75;
 /** Scratch for interpolated positions, so drawing allocates nothing per player. */
 const at = { x: 0, y: 0 };
-const figure: Figure = { skin: 0, hair: 0, hairStyle: 0, shirt: 0, shirtStyle: 0, pants: 0, shoes: 0, facing: 1, step: 0, swing: -1, defeated: false };
+/** The frame's camera, placed anew each frame. */
+const camera = createCamera();
+const figure: Figure = { skin: 0, hair: 0, hairStyle: 0, shirt: 0, shirtStyle: 0, pants: 0, shoes: 0, facing: 1, walkFrame: 0, swing: -1, defeated: false };
 
-function drawGround(world: GameWorld, view: RenderView, camX: number, camY: number): void {
+function drawGround(world: GameWorld, view: DrawView, camX: number, camY: number): void {
   const { ctx, width, height, cache } = view;
   const cx0 = Math.floor(camX / CHUNK_PX);
   const cy0 = Math.floor(camY / CHUNK_PX);
@@ -148,20 +151,20 @@ function loadFigure(world: GameWorld, e: number): Figure {
   const { motion, combat } = world;
   loadLook(figure, world.look, e);
   figure.facing = motion.facing[e]!;
-  figure.step = motion.moving[e] ? 1 + ((world.step >> 3) & 1) : 0;
+  figure.walkFrame = motion.moving[e] ? 1 + ((world.step >> 3) & 1) : 0;
   figure.swing = combat.swinging[e] ? Math.min(1, (world.time - combat.swingStart[e]!) / SWING_MS) : -1;
   figure.defeated = world.vitals.defeated[e] === 1;
   return figure;
 }
 
 /** Adds the label of `e` to the frame's names: centred on `sx`, its bottom at `bottom`. */
-function nameLabel(view: RenderView, world: GameWorld, e: number, sx: number, bottom: number, dist2: number): void {
+function nameLabel(view: DrawView, world: GameWorld, e: number, sx: number, bottom: number, dist2: number): void {
   const surface = labelSurface(view.labels, world.names[e] || 'Player');
   addName(view.names, e, sx, bottom, surface.width, surface.height, dist2);
 }
 
 /** Draws the frame's names where {@link layoutNames} put them, the local player's on top. */
-function drawNames(world: GameWorld, view: RenderView): void {
+function drawNames(world: GameWorld, view: DrawView): void {
   const { names } = view;
   layoutNames(names, world.local);
   for (let k = 0; k < names.drawn; k++) {
@@ -179,7 +182,7 @@ function healthBar(ctx: Ctx2D, ratio: number, x: number, y: number): void {
   ctx.fillRect(x - 12, y + 1, Math.round(24 * r), 3);
 }
 
-function drawPlayers(world: GameWorld, view: RenderView, camX: number, camY: number, alpha: number): void {
+function drawPlayers(world: GameWorld, view: DrawView, camX: number, camY: number, alpha: number): void {
   const { ctx, width, height } = view;
   const { health, maxHealth } = world.vitals;
   const remotes = query(world, [world.Remote], asBuffer) as Uint32Array;
@@ -210,38 +213,9 @@ function drawPlayers(world: GameWorld, view: RenderView, camX: number, camY: num
   drawNames(world, view);
 }
 
-function drawDefeated(world: GameWorld, view: RenderView): void {
-  const me = world.local;
-  if (!me || !world.vitals.defeated[me]) return;
-  const { ctx, width, height } = view;
-  ctx.fillStyle = 'rgba(60,0,0,0.45)';
-  ctx.fillRect(0, 0, width, height);
-  ctx.textAlign = 'center';
-  ctx.font = '24px "Press Start 2P", monospace';
-  ctx.fillStyle = '#000000';
-  ctx.fillText('DEFEATED', width / 2 + 3, height / 2 - 37);
-  ctx.fillStyle = '#ff5a4a';
-  ctx.fillText('DEFEATED', width / 2, height / 2 - 40);
-  const seconds = Math.max(1, Math.ceil((world.vitals.respawnAt[me]! - world.time) / 1000));
-  ctx.font = FONT;
-  ctx.fillStyle = '#ffffff';
-  ctx.fillText(`Respawning at spawn in ${Math.min(seconds, RESPAWN_MS / 1000)}...`, width / 2, height / 2 - 10);
-  ctx.textAlign = 'start';
-}
-
-/** The local player's drawn position into `out`, or the origin without one. */
-function cameraTarget(world: GameWorld, alpha: number, out: { x: number; y: number }): void {
-  if (world.local) interpolatedPosition(world.transform, world.local, alpha, out);
-  else out.x = out.y = 0;
-}
-
 /** Draws one frame; `alpha` (0..1) is how far real time is past the last step. */
-export function renderWorld(world: GameWorld, view: RenderView, alpha: number): void {
-  cameraTarget(world, alpha, at);
-  const px = at.x;
-  const py = at.y;
-  const camX = Math.round(px - view.width / 2);
-  const camY = Math.round(py - view.height / 2);
+export function drawWorld(world: GameWorld, view: DrawView, alpha: number): void {
+  const { x: camX, y: camY } = followLocalPlayer(camera, world, view.width, view.height, alpha);
   view.ctx.fillStyle = VOID;
   view.ctx.fillRect(0, 0, view.width, view.height);
   drawGround(world, view, camX, camY);
@@ -249,16 +223,4 @@ export function renderWorld(world: GameWorld, view: RenderView, alpha: number): 
   drawHover(world, view.ctx, camX, camY);
   drawClaims(world, view.ctx, camX, camY);
   drawPlayers(world, view, camX, camY, alpha);
-  drawDefeated(world, view);
-}
-
-/** The tile under canvas pixel (canvasX, canvasY) when the view is centred on the local player as last drawn. */
-export function tileAtCanvas(world: GameWorld, view: RenderView, canvasX: number, canvasY: number, alpha: number): { tileX: number; tileY: number } {
-  cameraTarget(world, alpha, at);
-  const px = at.x;
-  const py = at.y;
-  return {
-    tileX: Math.floor((Math.round(px - view.width / 2) + canvasX) / TILE_SIZE),
-    tileY: Math.floor((Math.round(py - view.height / 2) + canvasY) / TILE_SIZE),
-  };
 }

@@ -1,13 +1,13 @@
 /**
- * One engine step of the session (`queues.onStep`, with the engine's step number): follow the
- * local player's regions, report the world's loading, send the local pose if due, record the
- * player at once where it stops or while it fights, and send the outbox, so an action goes out
- * in the step it was made.
+ * Keeps the session in line with the engine, once per engine step (`queues.onStep`, with the
+ * engine's step number): follow the local player's regions, report the world's loading, send the
+ * local pose if due, record the player at once where it stops or while it fights, and send the
+ * outbox, so an action goes out in the step it was made.
  */
 import type { LocalAction } from '../components/network.js';
 import type { BlockSync } from './blocks.js';
 import type { OutboxSender } from './outbox.js';
-import { poseStepNumbering } from './pose-steps.js';
+import { poseNumbering } from './pose-numbers.js';
 import type { Pose, PoseChannels } from './poses.js';
 import type { Presence } from './presence.js';
 import type { WorldEntry } from './session-entry.js';
@@ -20,8 +20,8 @@ const STOP_HEARTBEAT_MS = 1000;
  */
 export const COMBAT_HEARTBEAT_MS = 250;
 
-/** What the step reads each time. */
-export interface StepOptions {
+/** What the sync reads each step. */
+export interface SyncOptions {
   /** The local player's pose. */
   readLocal(): Pose;
   /** Whether another player is within combat range of the local player in the PvP zone. */
@@ -29,12 +29,12 @@ export interface StepOptions {
   now(): number;
   /** The engine's outbox, drained each step. */
   outbox: LocalAction[];
-  /** The wall clock in steps when the session started (net/pose-steps.ts). */
+  /** The wall clock in steps when the session started (net/pose-numbers.ts). */
   clockStep: number;
 }
 
-/** The parts a step drives. */
-export interface StepParts {
+/** The parts the sync drives. */
+export interface SyncParts {
   blocks: Pick<BlockSync, 'follow'>;
   presence: Pick<Presence, 'follow' | 'heartbeat' | 'heartbeatIfOlder'>;
   poses: Pick<PoseChannels, 'update'>;
@@ -47,7 +47,7 @@ export interface StepParts {
  * most once a second), so presence-based checks such as combat range see where players really
  * stand; and while in combat the row is kept at most COMBAT_HEARTBEAT_MS old.
  */
-function createExtraBeats(presence: StepParts['presence'], now: () => number): (moving: boolean, inCombat: boolean) => void {
+function createExtraBeats(presence: SyncParts['presence'], now: () => number): (moving: boolean, inCombat: boolean) => void {
   let wasMoving = false;
   let lastStopBeat = -Infinity;
   return (moving, inCombat) => {
@@ -60,10 +60,10 @@ function createExtraBeats(presence: StepParts['presence'], now: () => number): (
   };
 }
 
-/** The session's step; `stop` makes later calls do nothing. */
-export function createSessionStep(options: StepOptions, parts: StepParts): { run(engineStep: number): void; stop(): void } {
+/** The session's sync: `run` once per engine step; `stop` makes later calls do nothing. */
+export function createSessionSync(options: SyncOptions, parts: SyncParts): { run(engineStep: number): void; stop(): void } {
   const { blocks, presence, poses, entry, sender } = parts;
-  const poseStep = poseStepNumbering(options.clockStep);
+  const poseNumber = poseNumbering(options.clockStep);
   const extraBeats = createExtraBeats(presence, options.now);
   let stopped = false;
   return {
@@ -73,7 +73,7 @@ export function createSessionStep(options: StepOptions, parts: StepParts): { run
       blocks.follow(pose.x, pose.y);
       presence.follow(pose.x, pose.y);
       entry.step();
-      const n = poseStep(engineStep);
+      const n = poseNumber(engineStep);
       if (entry.inWorld()) poses.update(pose, n);
       extraBeats(pose.moving, options.inCombat());
       const actions = options.outbox.splice(0);
