@@ -131,14 +131,15 @@ test("presence: the game's heartbeats in combat for 10 s, leaving and joining ag
       name: 'Fighter', pose: { x: 0, y: 0, facing: 0, moving: false }, inCombat: () => true, onEvent,
       onStep: () => void (headless.pose.moving = Math.floor(++steps / 31) % 2 === 0),
     });
-    await waitFor(() => recorded > 0, { message: 'the first heartbeat' });
+    const failed = () => `heartbeat failures: ${JSON.stringify(failures)}`;
+    await waitFor(() => recorded > 0, { timeout: 15_000, message: () => `the first heartbeat (${failed()})` });
     const from = recorded;
     await sleep(10_000);
     const beats = recorded - from;
     assert.ok(beats >= 36, `${beats} heartbeats recorded in 10 s`);
     await headless.session.close();
     const again = await startHeadlessPlayer(server, player, { name: 'Renamed', pose: { x: 0, y: 0, facing: 0, moving: false }, onEvent });
-    await waitFor(async () => (await reader.client.from('game_players').select('player_name').eq('player_id', player.address)).data?.[0]?.player_name === 'Renamed', { message: 'rejoined as Renamed' });
+    await waitFor(async () => (await reader.client.from('game_players').select('player_name').eq('player_id', player.address)).data?.[0]?.player_name === 'Renamed', { timeout: 15_000, message: () => `rejoined as Renamed (${failed()})` });
     await again.session.close();
   } finally {
     console.error = logError;
