@@ -27,6 +27,10 @@
  *             how many authorisation transactions they cost (`/metrics`).
  *   joins-signed-in: the same from a signed-in wallet that is not in the world (its token in each
  *             join), so every join is a read check in the database, refused there.
+ *   heartbeats: a signed-in wallet upserts its presence row as fast as it can, 16 requests in
+ *             flight, for a few seconds (the database rate: a burst of 10, then 6 a second),
+ *             while a player follows game_players' changes; prints accepted and refused
+ *             heartbeats and the changes the follower heard.
  * Then, on a server of its own over a world of 60,000 blocks and 50 MB of stored voice clips
  * (written as the database owner before it starts), REST floods of 16 requests in flight at once
  * from one signed-in stranger for a few seconds (docs/rest-bounds.md):
@@ -448,6 +452,43 @@ function refreshFlood(server: Server, tokens: string[]) {
   };
 }
 
+/**
+ * A new wallet at spawn upserts its presence row for `seconds`, 16 requests in flight, while
+ * `follower` follows every change of game_players on one channel.
+ */
+function heartbeatsFlood(server: Server, follower: TestPlayer, seconds: number) {
+  return async () => {
+    const flooder = await signInPlayer(server);
+    const token = await accessToken(flooder);
+    const follow = await replySocket(server);
+    let heard = 0;
+    follow.ws.on('message', (data: Buffer) => data.includes(',"postgres_changes",{"ids"') && heard++);
+    await joined(follow, 'f', 'realtime:follow-presence', {
+      access_token: await accessToken(follower),
+      config: { postgres_changes: [{ event: '*', schema: 'public', table: 'game_players' }] },
+    });
+    const statuses = new Map<number, number>();
+    const body = JSON.stringify({ player_id: flooder.address, player_name: nameOf(flooder), x: 0, y: 0 });
+    const until = performance.now() + seconds * 1000;
+    await Promise.all(
+      Array.from({ length: 16 }, async () => {
+        while (performance.now() < until) {
+          const response = await fetch(`${server.url}/rest/v1/game_players?on_conflict=player_id`, {
+            method: 'POST',
+            headers: { apikey: server.anonKey, authorization: `Bearer ${token}`, 'content-type': 'application/json', prefer: 'resolution=merge-duplicates,return=minimal' },
+            body,
+          });
+          await response.arrayBuffer();
+          statuses.set(response.status, (statuses.get(response.status) ?? 0) + 1);
+        }
+      }),
+    );
+    await barrier(follow);
+    console.error(`heartbeats: ${statuses.get(201) ?? 0} accepted, ${statuses.get(429) ?? 0} refused (429) in ${seconds} s; the follower heard ${heard} changes`);
+    return () => follow.ws.close();
+  };
+}
+
 printHeader('floods', { warmups: 0, runs: RUNS });
 const server = await startServer({ dataDir: await makeDataDir() });
 try {
@@ -468,6 +509,7 @@ try {
     ['refresh', () => refreshFlood(server, refreshRuns.shift()!)()],
     ['joins', joinsFlood(server, 'joins', null)],
     ['joins-signed-in', async () => joinsFlood(server, 'joins-signed-in', await accessToken(outsider))()],
+    ['heartbeats', heartbeatsFlood(server, listener, pick(5, 3))],
   ];
   for (const [name, flood] of floods) {
     if (!chosen(name)) continue;

@@ -995,6 +995,23 @@ begin
 end $function$;
 
 --
+-- Name: limit_direct_rate(); Type: FUNCTION; Schema: game_private; Owner: -
+--
+
+CREATE FUNCTION game_private.limit_direct_rate()
+ RETURNS trigger
+ LANGUAGE plpgsql
+ SECURITY DEFINER
+ SET search_path TO ''
+AS $function$
+begin
+  if pg_trigger_depth() = 1 then
+    perform game_private.take_token(tg_argv[0], tg_argv[1]::double precision, tg_argv[2]::double precision);
+  end if;
+  return coalesce(new, old);
+end $function$;
+
+--
 -- Name: limit_rate(); Type: FUNCTION; Schema: game_private; Owner: -
 --
 
@@ -2899,6 +2916,12 @@ CREATE TRIGGER game_chat_messages_name_free BEFORE INSERT ON public.game_chat_me
 CREATE TRIGGER game_chat_messages_rate BEFORE INSERT ON public.game_chat_messages FOR EACH ROW EXECUTE FUNCTION game_private.limit_rate('chat messages', '5', '0.5');
 
 --
+-- Name: game_chat_messages game_chat_messages_rate_delete; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER game_chat_messages_rate_delete BEFORE DELETE ON public.game_chat_messages FOR EACH ROW WHEN ((COALESCE(auth.role(), ''::text) = 'authenticated'::text)) EXECUTE FUNCTION game_private.limit_direct_rate('chat messages', '5', '0.5');
+
+--
 -- Name: game_chat_messages game_chat_messages_stamp; Type: TRIGGER; Schema: public; Owner: -
 --
 
@@ -2935,6 +2958,12 @@ CREATE TRIGGER game_claim_members_broadcast_insert AFTER INSERT ON public.game_c
 CREATE TRIGGER game_claim_members_rate BEFORE INSERT ON public.game_claim_members FOR EACH ROW WHEN ((COALESCE(auth.role(), ''::text) = 'authenticated'::text)) EXECUTE FUNCTION game_private.limit_rate('claim changes', '20', '0.5');
 
 --
+-- Name: game_claim_members game_claim_members_rate_delete; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER game_claim_members_rate_delete BEFORE DELETE ON public.game_claim_members FOR EACH ROW WHEN ((COALESCE(auth.role(), ''::text) = 'authenticated'::text)) EXECUTE FUNCTION game_private.limit_direct_rate('claim changes', '20', '0.5');
+
+--
 -- Name: game_claims game_claims_authority; Type: TRIGGER; Schema: public; Owner: -
 --
 
@@ -2963,6 +2992,12 @@ CREATE TRIGGER game_claims_broadcast_insert AFTER INSERT ON public.game_claims R
 --
 
 CREATE TRIGGER game_claims_rate BEFORE INSERT ON public.game_claims FOR EACH ROW WHEN ((COALESCE(auth.role(), ''::text) = 'authenticated'::text)) EXECUTE FUNCTION game_private.limit_rate('claim changes', '20', '0.5');
+
+--
+-- Name: game_claims game_claims_rate_delete; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER game_claims_rate_delete BEFORE DELETE ON public.game_claims FOR EACH ROW WHEN ((COALESCE(auth.role(), ''::text) = 'authenticated'::text)) EXECUTE FUNCTION game_private.limit_direct_rate('claim changes', '20', '0.5');
 
 --
 -- Name: game_combat_logs game_combat_logs_authority; Type: TRIGGER; Schema: public; Owner: -
@@ -2995,6 +3030,12 @@ CREATE TRIGGER game_combat_logs_earned AFTER INSERT ON public.game_combat_logs F
 CREATE TRIGGER game_combat_logs_name_free BEFORE INSERT ON public.game_combat_logs FOR EACH ROW EXECUTE FUNCTION game_private.check_name_free('attacker_name', 'attacker_id');
 
 --
+-- Name: game_combat_logs game_combat_logs_rate; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER game_combat_logs_rate BEFORE INSERT ON public.game_combat_logs FOR EACH ROW WHEN ((COALESCE(auth.role(), ''::text) = 'authenticated'::text)) EXECUTE FUNCTION game_private.limit_direct_rate('hits', '6', '4');
+
+--
 -- Name: game_mutes game_mutes_banned; Type: TRIGGER; Schema: public; Owner: -
 --
 
@@ -3007,10 +3048,22 @@ CREATE TRIGGER game_mutes_banned BEFORE INSERT OR DELETE ON public.game_mutes FO
 CREATE TRIGGER game_mutes_check BEFORE INSERT ON public.game_mutes FOR EACH ROW EXECUTE FUNCTION game_private.check_mute();
 
 --
+-- Name: game_mutes game_mutes_rate; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER game_mutes_rate BEFORE INSERT OR DELETE ON public.game_mutes FOR EACH ROW WHEN ((COALESCE(auth.role(), ''::text) = 'authenticated'::text)) EXECUTE FUNCTION game_private.limit_direct_rate('mutes', '20', '1');
+
+--
 -- Name: game_ops_log game_ops_log_append_only; Type: TRIGGER; Schema: public; Owner: -
 --
 
 CREATE TRIGGER game_ops_log_append_only BEFORE DELETE OR UPDATE OR TRUNCATE ON public.game_ops_log FOR EACH STATEMENT EXECUTE FUNCTION game_private.refuse_log_change();
+
+--
+-- Name: game_ops_log game_ops_log_rate; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER game_ops_log_rate BEFORE INSERT ON public.game_ops_log FOR EACH ROW WHEN ((COALESCE(auth.role(), ''::text) = 'authenticated'::text)) EXECUTE FUNCTION game_private.limit_rate('operator actions', '30', '1');
 
 --
 -- Name: game_player_stats game_player_stats_authority; Type: TRIGGER; Schema: public; Owner: -
@@ -3035,6 +3088,12 @@ CREATE TRIGGER game_player_stats_clean_names BEFORE INSERT OR UPDATE ON public.g
 --
 
 CREATE TRIGGER game_player_stats_name_free BEFORE INSERT OR UPDATE ON public.game_player_stats FOR EACH ROW EXECUTE FUNCTION game_private.check_name_free('player_name', 'player_id');
+
+--
+-- Name: game_player_stats game_player_stats_rate; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER game_player_stats_rate AFTER INSERT OR DELETE OR UPDATE ON public.game_player_stats FOR EACH ROW WHEN ((COALESCE(auth.role(), ''::text) = 'authenticated'::text)) EXECUTE FUNCTION game_private.limit_direct_rate('stats', '6', '4');
 
 --
 -- Name: game_players game_players_banned; Type: TRIGGER; Schema: public; Owner: -
@@ -3077,6 +3136,12 @@ CREATE TRIGGER game_players_movement AFTER INSERT OR UPDATE ON public.game_playe
 --
 
 CREATE TRIGGER game_players_play_time AFTER UPDATE ON public.game_players FOR EACH ROW WHEN (((COALESCE(auth.role(), ''::text) = 'authenticated'::text) AND ((old.x <> new.x) OR (old.y <> new.y)))) EXECUTE FUNCTION game_private.count_play_time();
+
+--
+-- Name: game_players game_players_rate; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER game_players_rate AFTER INSERT OR DELETE OR UPDATE ON public.game_players FOR EACH ROW WHEN ((COALESCE(auth.role(), ''::text) = 'authenticated'::text)) EXECUTE FUNCTION game_private.limit_direct_rate('presence heartbeats', '10', '6');
 
 --
 -- Name: game_players game_players_stamp; Type: TRIGGER; Schema: public; Owner: -
@@ -3131,6 +3196,12 @@ CREATE TRIGGER game_voice_messages_prune AFTER INSERT ON public.game_voice_messa
 --
 
 CREATE TRIGGER game_voice_messages_rate BEFORE INSERT ON public.game_voice_messages FOR EACH ROW EXECUTE FUNCTION game_private.limit_rate('voice clips', '3', '0.2');
+
+--
+-- Name: game_voice_messages game_voice_messages_rate_delete; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER game_voice_messages_rate_delete BEFORE DELETE ON public.game_voice_messages FOR EACH ROW WHEN ((COALESCE(auth.role(), ''::text) = 'authenticated'::text)) EXECUTE FUNCTION game_private.limit_direct_rate('voice clips', '3', '0.2');
 
 --
 -- Name: game_voice_messages game_voice_messages_stamp; Type: TRIGGER; Schema: public; Owner: -
@@ -3654,6 +3725,12 @@ REVOKE EXECUTE ON FUNCTION game_private.is_water(tile_x integer, tile_y integer)
 REVOKE EXECUTE ON FUNCTION game_private.judged_position(wallet text) FROM PUBLIC;
 
 --
+-- Name: FUNCTION limit_direct_rate(); Type: ACL; Schema: game_private; Owner: -
+--
+
+REVOKE EXECUTE ON FUNCTION game_private.limit_direct_rate() FROM PUBLIC;
+
+--
 -- Name: FUNCTION log_op(operator text, action text, target text, details jsonb); Type: ACL; Schema: game_private; Owner: -
 --
 
@@ -3953,7 +4030,7 @@ GRANT SELECT,INSERT,UPDATE,DELETE ON TABLE public.game_claims TO service_role;
 --
 
 GRANT SELECT ON TABLE public.game_combat_logs TO anon;
-GRANT SELECT,INSERT,DELETE ON TABLE public.game_combat_logs TO authenticated;
+GRANT SELECT,INSERT ON TABLE public.game_combat_logs TO authenticated;
 GRANT SELECT,INSERT,UPDATE,DELETE ON TABLE public.game_combat_logs TO service_role;
 
 --

@@ -19,7 +19,7 @@ revoke all on schema realtime from public;
 create or replace function realtime.capture_insert() returns trigger
 language plpgsql security definer set search_path = '' as $$
 begin
-  insert into realtime.changes (rel, kind, record) select tg_relid, 'INSERT', to_json(inserted.*) from new_rows inserted;
+  insert into realtime.changes (rel, kind, record, sender) select tg_relid, 'INSERT', to_json(inserted.*), realtime.change_sender() from new_rows inserted;
   perform pg_notify('${CHANGES_CHANNEL}', '');
   return null;
 end $$;
@@ -27,7 +27,7 @@ end $$;
 create or replace function realtime.capture_delete() returns trigger
 language plpgsql security definer set search_path = '' as $$
 begin
-  insert into realtime.changes (rel, kind, old_record) select tg_relid, 'DELETE', to_json(deleted.*) from old_rows deleted;
+  insert into realtime.changes (rel, kind, old_record, sender) select tg_relid, 'DELETE', to_json(deleted.*), realtime.change_sender() from old_rows deleted;
   perform pg_notify('${CHANGES_CHANNEL}', '');
   return null;
 end $$;
@@ -35,22 +35,30 @@ end $$;
 create or replace function realtime.capture_update() returns trigger
 language plpgsql security definer set search_path = '' as $$
 begin
-  insert into realtime.changes (rel, kind, record, old_record) values (tg_relid, 'UPDATE', to_json(new), to_json(old));
+  insert into realtime.changes (rel, kind, record, old_record, sender) values (tg_relid, 'UPDATE', to_json(new), to_json(old), realtime.change_sender());
   perform pg_notify('${CHANGES_CHANNEL}', '');
   return null;
 end $$;
 
 -- Removes the oldest captured changes (at most max_changes) and returns them in commit order as
--- (ord, rel, kind, record, old, at, checked = null), ord counting from 1. Then, for each check
--- {rel, role, claims, sql, old_sql} of the present subscribers, under that role and those claims:
--- sql (from visibilitySql) re-reads the rows of that table's inserts and updates, and returns
--- (ord, checked = check index) for each one the role can read; old_sql (from oldVisibilitySql,
--- when the check has one) tests the old row images of its updates and deletes against the role's
--- read policies, and returns (ord, kind = 'old', checked) for each one the role could read. A
--- check whose policies raise is reported once as (ord = -1, checked) and is otherwise ignored.
--- One round trip per drain.
+-- (ord, rel, kind, record, old, at, sender, checked = null), ord counting from 1. Then, for each
+-- check {rel, role, claims, sql, old_sql} of the present subscribers, under that role and those
+-- claims: sql (from visibilitySql) re-reads the rows of that table's inserts and updates, and
+-- returns (ord, checked = check index) for each one the role can read; old_sql (from
+-- oldVisibilitySql, when the check has one) tests the old row images of its updates and deletes
+-- against the role's read policies, and returns (ord, kind = 'old', checked) for each one the
+-- role could read. A check whose policies raise is reported once as (ord = -1, checked) and is
+-- otherwise ignored. One round trip per drain.
+-- A drain from before changes carried their sender returns other columns: replaced once.
+do $$
+begin
+  if exists (select 1 from pg_proc p join pg_namespace n on n.oid = p.pronamespace
+             where n.nspname = 'realtime' and p.proname = 'drain' and not ('sender' = any (p.proargnames))) then
+    drop function realtime.drain(int, jsonb);
+  end if;
+end $$;
 create or replace function realtime.drain(max_changes int, checks jsonb)
-returns table (ord int, rel int, kind text, record text, old text, at text, checked int)
+returns table (ord int, rel int, kind text, record text, old text, at text, sender text, checked int)
 language plpgsql as $$
 #variable_conflict use_column
 declare
@@ -66,33 +74,33 @@ begin
   select coalesce(array_agg(d order by d.id), '{}') into drained from d;
   return query
     select c.o::int, c.rel::int, c.kind, c.record::text, c.old_record::text,
-      to_char(c.at at time zone 'utc', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), null::int
-    from unnest(drained) with ordinality as c(id, rel, kind, record, old_record, at, o);
+      to_char(c.at at time zone 'utc', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), c.sender, null::int
+    from unnest(drained) with ordinality as c(id, rel, kind, record, old_record, at, sender, o);
   for n in 0 .. jsonb_array_length(checks) - 1 loop
     chk := checks -> n;
     select jsonb_agg(c.record::jsonb || jsonb_build_object('i', c.o)) into keys
-      from unnest(drained) with ordinality as c(id, rel, kind, record, old_record, at, o)
+      from unnest(drained) with ordinality as c(id, rel, kind, record, old_record, at, sender, o)
       where c.rel = (chk ->> 'rel')::oid and c.kind <> 'DELETE' and c.record is not null;
     olds := null;
     if chk ->> 'old_sql' is not null then
       select jsonb_agg(c.old_record::jsonb || jsonb_build_object('i', c.o)) into olds
-        from unnest(drained) with ordinality as c(id, rel, kind, record, old_record, at, o)
+        from unnest(drained) with ordinality as c(id, rel, kind, record, old_record, at, sender, o)
         where c.rel = (chk ->> 'rel')::oid and c.kind in ('UPDATE', 'DELETE') and c.old_record is not null;
     end if;
     continue when keys is null and olds is null;
     begin
       perform set_config('role', chk ->> 'role', true), set_config('request.jwt.claims', chk ->> 'claims', true);
       if keys is not null then
-        return query execute 'select v.i::int, null::int, null::text, null::text, null::text, null::text, v.c::int from ('
+        return query execute 'select v.i::int, null::int, null::text, null::text, null::text, null::text, null::text, v.c::int from ('
           || (chk ->> 'sql') || ') as v(c, i, failed)' using keys, n;
       end if;
       if olds is not null then
-        return query execute 'select v.i::int, null::int, ''old''::text, null::text, null::text, null::text, v.c::int from ('
+        return query execute 'select v.i::int, null::int, ''old''::text, null::text, null::text, null::text, null::text, v.c::int from ('
           || (chk ->> 'old_sql') || ') as v(c, i, failed)' using olds, n;
       end if;
       perform set_config('role', 'none', true);
     exception when others then
-      return query select -1, null::int, null::text, null::text, null::text, null::text, n;
+      return query select -1, null::int, null::text, null::text, null::text, null::text, null::text, n;
     end;
   end loop;
 end $$;
@@ -130,7 +138,8 @@ create unlogged table realtime.changes (
   kind text not null,
   record json,
   old_record json,
-  at timestamptz not null default now()
+  at timestamptz not null default now(),
+  sender text
 );
 `;
 
@@ -146,6 +155,8 @@ export interface Change {
   old: string | null;
   /** commit_timestamp as hosted formats it: YYYY-MM-DDTHH:MI:SS.MSZ in UTC. */
   at: string;
+  /** The writer as realtime.change_sender() named it (server/realtime/change-senders.ts), or null. */
+  sender: string | null;
 }
 
 /** The channel on which PostgreSQL says that published tables or their policies may have changed. */
@@ -221,8 +232,8 @@ export interface Drained {
  * them, in one round trip.
  */
 export async function drain(db: Queryable, checks: VisibilityCheck[]): Promise<Drained> {
-  const { rows } = await db.query<{ ord: number; rel: number | null; kind: Change['kind'] | 'old' | null; record: string | null; old: string | null; at: string | null; checked: number | null }>(
-    'select ord, rel, kind, record, old, at, checked from realtime.drain($1, $2::jsonb)',
+  const { rows } = await db.query<{ ord: number; rel: number | null; kind: Change['kind'] | 'old' | null; record: string | null; old: string | null; at: string | null; sender: string | null; checked: number | null }>(
+    'select ord, rel, kind, record, old, at, sender, checked from realtime.drain($1, $2::jsonb)',
     [DRAIN_LIMIT, JSON.stringify(checks)],
   );
   const changes: Change[] = [];
@@ -230,7 +241,7 @@ export async function drain(db: Queryable, checks: VisibilityCheck[]): Promise<D
   const oldVisible = checks.map(() => new Set<number>());
   const failed = new Set<number>();
   for (const row of rows) {
-    if (row.checked === null) changes.push({ rel: row.rel!, kind: row.kind as Change['kind'], record: row.record, old: row.old, at: row.at! });
+    if (row.checked === null) changes.push({ rel: row.rel!, kind: row.kind as Change['kind'], record: row.record, old: row.old, at: row.at!, sender: row.sender });
     else if (row.ord < 0) failed.add(row.checked);
     else (row.kind === 'old' ? oldVisible : visible)[row.checked]!.add(row.ord - 1);
   }

@@ -39,8 +39,11 @@ interface Sorted {
   messages: string[];
 }
 
-/** Sorts a drain's `changes`; changes of a table `tableOf` does not know (no binding on it) are dropped. */
-function sortDrained(changes: Change[], tableOf: (oid: number) => TableInfo | undefined): Sorted {
+/**
+ * Sorts a drain's `changes`; changes of a table `tableOf` does not know (no binding on it) are
+ * dropped, and so are those `admit` refuses (their writer's budget is spent).
+ */
+function sortDrained(changes: Change[], tableOf: (oid: number) => TableInfo | undefined, admit: (change: Change) => boolean): Sorted {
   const sorted: Sorted = { parsed: [], positions: [], messages: [] };
   changes.forEach((change, position) => {
     if (change.kind === MESSAGE_KIND) {
@@ -48,7 +51,7 @@ function sortDrained(changes: Change[], tableOf: (oid: number) => TableInfo | un
       return;
     }
     const table = tableOf(change.rel);
-    if (!table) return;
+    if (!table || !admit(change)) return;
     sorted.parsed.push(parseChange(change, table));
     sorted.positions.push(position);
   });
@@ -58,9 +61,15 @@ function sortDrained(changes: Change[], tableOf: (oid: number) => TableInfo | un
 /**
  * Creates the dispatcher; `onError` hears failed ticks, which are then retried on the next wake.
  * `onMessages` is handed the records of the realtime.messages inserts of each drain, in commit
- * order, after that drain's postgres_changes.
+ * order, after that drain's postgres_changes. `admit` is asked once for each change some binding
+ * follows (server/realtime/change-senders.ts); a change it refuses is delivered to nobody.
  */
-export function createDispatcher(db: Database, onError: (error: unknown) => void, onMessages: (records: string[]) => void): Dispatcher {
+export function createDispatcher(
+  db: Database,
+  onError: (error: unknown) => void,
+  onMessages: (records: string[]) => void,
+  admit: (change: Change) => boolean,
+): Dispatcher {
   const byTable = new Map<number, TableBindings>();
   const planner = new Planner(byTable);
   let running: Promise<void> | null = null;
@@ -80,7 +89,7 @@ export function createDispatcher(db: Database, onError: (error: unknown) => void
       const { checks, of } = planner.plan();
       const drained = await drain(db, checks);
       if (drained.changes.length === DRAIN_LIMIT) again = true;
-      const { parsed, positions, messages } = sortDrained(drained.changes, tableOf);
+      const { parsed, positions, messages } = sortDrained(drained.changes, tableOf, admit);
       const readable = (check: number, ci: number, old: boolean) =>
         !drained.failed.has(check) && (old ? drained.oldVisible : drained.visible)[check]!.has(positions[ci]!);
       if (parsed.length > 0) deliverChanges(byTable, parsed, of, readable);

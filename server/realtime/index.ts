@@ -7,6 +7,7 @@ import type { BroadcastBatches } from './batches.js';
 import { handleBroadcastApi } from './broadcast-api.js';
 import type { BroadcastApiDeps } from './broadcast-api.js';
 import { CHANGES_CHANNEL, SCHEMA_CHANNEL, installCapture } from './capture.js';
+import { createChangeAdmission, installChangeSender } from './change-senders.js';
 import type { Channel } from './channel.js';
 import { createDatabaseBroadcaster } from './database-broadcast.js';
 import { createDispatcher } from './dispatch.js';
@@ -180,12 +181,14 @@ function broadcastApiDeps(db: Database, hub: Hub, deps: RealtimeDeps, addressBud
  * Serves Supabase Realtime on `/realtime/v1/websocket` of `server`: Phoenix vsn 2.0.0 and
  * 1.0.0, heartbeat, postgres_changes under each subscriber's RLS, broadcast (also from the
  * database, stored and replayed) and token updates, under the application's `policy` for its
- * topics when it gives one. Installs the embedded change capture and message capture, removes
- * old stored messages every MESSAGE_PRUNE_MS, and resolves once it listens.
+ * topics when it gives one. Installs the embedded change capture and message capture, counts
+ * each row change a subscriber follows against its writer's message budget (change-senders.ts),
+ * removes old stored messages every MESSAGE_PRUNE_MS, and resolves once it listens.
  */
 export async function attachRealtime(server: Server, deps: RealtimeDeps): Promise<RealtimeServer> {
   const { db } = deps;
   const log = (message: string) => serverLog.warn(message);
+  await installChangeSender(db, deps.policy?.senderSql ?? null);
   await installCapture(db);
   await installMessages(db);
   const catalogue = await loadTableCatalogue(db, log);
@@ -193,13 +196,14 @@ export async function attachRealtime(server: Server, deps: RealtimeDeps): Promis
   const topics = new Map<string, Set<Channel>>();
   const batches = createBroadcastBatches(topics);
   const onError = (error: unknown) => log(`realtime: change delivery failed: ${(error as Error).message}`);
-  const dispatcher = createDispatcher(db, onError, createDatabaseBroadcaster(topics, batches, log));
+  const senderBudgets = new KeyedBuckets(MAX_SENDER_MESSAGES_PER_SECOND);
+  const admit = createChangeAdmission((sender) => senderBudgets.take(sender), log);
+  const dispatcher = createDispatcher(db, onError, createDatabaseBroadcaster(topics, batches, log), admit);
   const stopListening = await db.listen(CHANGES_CHANNEL, () => dispatcher.wake());
   const stopWatching = await db.listen(SCHEMA_CHANNEL, () => {
     void catalogue.reload();
     void readPolicies.reload();
   });
-  const senderBudgets = new KeyedBuckets(MAX_SENDER_MESSAGES_PER_SECOND);
   const addressBudgets = new KeyedBuckets(MAX_API_REQUESTS_PER_ADDRESS_PER_SECOND);
   const housekeeping = startHousekeeping(db, [senderBudgets, addressBudgets], log);
   const hub = createHub(db, deps, deps.policy ?? PLAIN_POLICY, { catalogue, readPolicies, dispatcher, batches, topics, senderBudgets, log });

@@ -45,6 +45,8 @@ export interface HeadlessOptions {
   onConnected?(connected: boolean): void;
   /** Called at each fixed step before the session's, where the engine would move the player. */
   onStep?(): void;
+  /** Whether another player is within combat range in the PvP zone (never, unless given): the heartbeat then runs every 250 ms. */
+  inCombat?(): boolean;
 }
 
 /** Starts the network session of `player`, who must already be signed in. */
@@ -89,7 +91,7 @@ export async function startHeadlessPlayer(server: TestServer, player: TestPlayer
       appearance: { ...DEFAULT_APPEARANCE }, isSwinging: false,
     }),
     world: { hasBlock: (x, y) => self.tiles.has(`${x},${y}`) },
-    inCombat: () => false,
+    inCombat: options.inCombat ?? (() => false),
     listener: () => ({ id: player.address, x: self.pose.x, y: self.pose.y, audioEnabled: true, voiceOnline: true }),
     playVoice: () => {},
     notice: (title, description) => self.notices.push(`${title}: ${description}`),
