@@ -212,8 +212,9 @@ test('the movement budget is spent once, however many moves and hits are sent at
 });
 
 test('a wallet holds one name however many names it sends at once', async () => {
-  const player = await signInPlayer(server);
   for (let round = 0; round < ROUNDS; round++) {
+    // A wallet of its own each round: the heartbeats of every round would pass presence's rate.
+    const player = await signInPlayer(server);
     const names = Array.from({ length: AT_ONCE }, (_, i) => `R${round}N${i}${player.address.slice(0, 6)}`);
     const results = await Promise.all(names.map((name) =>
       player.client.from('game_players').upsert({ player_id: player.address, player_name: name, x: 0, y: 0 }, { onConflict: 'player_id' })));
