@@ -17,9 +17,9 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { cpus, setPriority } from 'node:os';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import { walkVelocity } from '../components/pose.js';
-import { PRESENCE_HEARTBEAT_MS } from '../net/constants.js';
 import { isWaterTile, WORLD_SEED } from '../components/terrain.js';
+import { walkVelocity } from '../protocol/movement.js';
+import { PRESENCE_HEARTBEAT_MS } from '../protocol/rules.js';
 import { createTestWallet, makeDataDir, removeDataDir, signInPlayer, startTestServer, type TestPlayer, type TestServer } from '../test/support/harness.js';
 import { startHeadlessPlayer, type HeadlessPlayer } from '../test/support/headless-player.js';
 import { cpuSeconds, pssMb, serverPids } from './processes.js';
