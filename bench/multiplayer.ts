@@ -11,6 +11,7 @@
 import { chromium } from 'playwright-core';
 import { biomeAt, WORLD_SEED } from '../components/terrain.js';
 import { POSE_KEYFRAME_STEPS } from '../net/poses.js';
+import { TILE_SIZE, tileOfPixel } from '../protocol/geometry.js';
 import { CHROMIUM_ARGS } from '../test/support/browser.js';
 import { twoPlayersInWorld } from '../test/support/enter-world.js';
 import { createTestWallet, makeDataDir, removeDataDir, signInPlayer, startTestServer, type TestServer } from '../test/support/harness.js';
@@ -40,8 +41,8 @@ async function placementLatency(server: TestServer): Promise<void> {
     const targets: Array<{ x: number; y: number }> = [];
     for (let dy = -4; dy <= 4 && targets.length < PLACEMENTS; dy++) {
       for (let dx = 2; dx <= 10 && targets.length < PLACEMENTS; dx++) {
-        const x = Math.floor(me.x / 32) + dx;
-        const y = Math.floor(me.y / 32) + dy;
+        const x = tileOfPixel(me.x) + dx;
+        const y = tileOfPixel(me.y) + dy;
         if (!biomeAt(x, y, WORLD_SEED).includes('ocean')) targets.push({ x, y });
       }
     }
@@ -55,8 +56,8 @@ async function placementLatency(server: TestServer): Promise<void> {
     })()`);
     const placedAt: Record<string, number> = {};
     for (const { x, y } of targets) {
-      const cx = 400 + (x * 32 + 16 - me.x);
-      const cy = 300 + (y * 32 + 16 - me.y);
+      const cx = 400 + (x * TILE_SIZE + TILE_SIZE / 2 - me.x);
+      const cy = 300 + (y * TILE_SIZE + TILE_SIZE / 2 - me.y);
       placedAt[`${x},${y}`] = await builder.evaluate(
         ([px, py]) => {
           const canvas = document.querySelector('canvas.game-canvas')!;
