@@ -42,7 +42,5 @@ export const RESPAWN_MS = 3000;
 export const INVENTORY_SLOTS = 32;
 /** Hotbar slots (keys 1-8). */
 export const HOTBAR_SLOTS = 8;
-/** Longest player name. */
-export const NAME_MAX_LENGTH = 20;
 /** Default name of a new player. */
 export const DEFAULT_NAME = 'Player1';

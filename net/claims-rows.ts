@@ -5,13 +5,14 @@
 import type { SupabaseClient } from '@supabase/supabase-js';
 import type { TileRect } from '../components/claims.js';
 import type { ClaimRow } from '../protocol/claim-changes.js';
+import { CLAIM_MAX_TILES, CLAIM_MIN_TILES, CLAIM_TILES_MAX } from '../protocol/rules.js';
 
 /** Most claims read around the player at once. */
 export const CLAIMS_PER_READ = 300;
-/** Most of the player's own claims read (the largest budget holds 400 of the smallest). */
-export const OWN_CLAIMS_READ = 400;
+/** Most of the player's own claims read: as many of the smallest as the largest budget holds, 400. */
+export const OWN_CLAIMS_READ = CLAIM_TILES_MAX / (CLAIM_MIN_TILES * CLAIM_MIN_TILES);
 /** Widest claim: a claim overlapping a rectangle starts at most this many tiles left of it. */
-const CLAIM_MAX_SPAN = 99;
+const CLAIM_MAX_SPAN = CLAIM_MAX_TILES - 1;
 /** The columns of a claim read. */
 export const CLAIM_COLUMNS = 'id,owner_id,owner_name,x1,y1,x2,y2';
 /** Most values in one `in.(...)` filter the embedded server serves (docs/rest-bounds.md, TS102). */

@@ -42,6 +42,17 @@ export const BLOCK_TYPES = [
   'coal', 'obsidian', 'glass', 'sand', 'cobblestone', 'marble', 'copper', 'redstone',
 ] as const;
 
+/** Longest player name, in characters. */
+export const NAME_MAX_LENGTH = 20;
+/** Longest chat message, in characters. */
+export const CHAT_MAX_LENGTH = 200;
+/** The reasons a player may give for a report. */
+export const REPORT_REASONS = ['griefing', 'harassment', 'cheating', 'spam', 'other'] as const;
+/** One of {@link REPORT_REASONS}. */
+export type ReportReason = (typeof REPORT_REASONS)[number];
+/** Longest note of a report, in characters. */
+export const REPORT_NOTE_MAX = 200;
+
 /** Narrowest and shortest claim in tiles. */
 export const CLAIM_MIN_TILES = 5;
 /** Widest and tallest claim in tiles. */

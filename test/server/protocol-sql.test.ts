@@ -24,13 +24,17 @@ import {
   CLAIM_TILES_MAX,
   CLAIM_TILES_PER_HOUR,
   CLAIM_TILES_START,
+  CHAT_MAX_LENGTH,
   COMBAT_HEARTBEAT_MS,
   COMBAT_RANGE,
   DAMAGE_COOLDOWN_MS,
   MAX_HEALTH,
+  NAME_MAX_LENGTH,
   PRESENCE_STALE_MS,
   RATES,
   REACH_VIEW,
+  REPORT_NOTE_MAX,
+  REPORT_REASONS,
   SPAWN_RADIUS,
   type Rate,
 } from '../../protocol/rules.js';
@@ -129,10 +133,17 @@ const PINS: Pin[] = [
   { what: 'claims clear of spawn (game_claims_clear_of_spawn)', expected: [-CLAIM_SPAWN_CLEARANCE, CLAIM_SPAWN_CLEARANCE, -CLAIM_SPAWN_CLEARANCE, CLAIM_SPAWN_CLEARANCE], read: (s) => numbers(named(s.constraints, 'game_claims.game_claims_clear_of_spawn'), /x2 < '(-\d+)'::integer\) OR \(x1 > (\d+)\) OR \(y2 < '(-\d+)'::integer\) OR \(y1 > (\d+)/) },
   { what: 'claims clear of spawn (check_claim)', expected: [-CLAIM_SPAWN_CLEARANCE, CLAIM_SPAWN_CLEARANCE, -CLAIM_SPAWN_CLEARANCE, CLAIM_SPAWN_CLEARANCE], read: (s) => numbers(fn(s, 'check_claim'), /new\.x2 < (-\d+) or new\.x1 > (\d+) or new\.y2 < (-\d+) or new\.y1 > (\d+)/) },
   { what: 'claims inside the world (game_claims_inside_world)', expected: [WORLD_MIN_TILE, WORLD_MAX_TILE, WORLD_MIN_TILE, WORLD_MAX_TILE], read: (s) => numbers(named(s.constraints, 'game_claims.game_claims_inside_world'), /x1 >= '(-\d+)'::integer\) AND \(x2 <= (\d+)\) AND \(y1 >= '(-\d+)'::integer\) AND \(y2 <= (\d+)/) },
+  { what: 'blocks inside the world (game_blocks_inside_world)', expected: [WORLD_MIN_TILE, WORLD_MAX_TILE, WORLD_MIN_TILE, WORLD_MAX_TILE], read: (s) => numbers(named(s.constraints, 'game_blocks.game_blocks_inside_world'), /x >= '(-\d+)'::integer\) AND \(x <= (\d+)\)\) AND \(\(y >= '(-\d+)'::integer\) AND \(y <= (\d+)/) },
+  { what: 'voice clips inside the world (game_voice_messages_inside_world)', expected: [WORLD_MIN_TILE, WORLD_MAX_TILE, WORLD_MIN_TILE, WORLD_MAX_TILE], read: (s) => numbers(named(s.constraints, 'game_voice_messages.game_voice_messages_inside_world'), /x >= '(-\d+)'::integer\) AND \(x <= (\d+)\)\) AND \(\(y >= '(-\d+)'::integer\) AND \(y <= (\d+)/) },
   { what: 'players inside the world (game_players_inside_world), in pixels', expected: [WORLD_MIN_TILE * TILE_SIZE, (WORLD_MAX_TILE + 1) * TILE_SIZE - 1], read: (s) => numbers(named(s.constraints, 'game_players.game_players_inside_world'), /x >= '(-\d+)'::integer\) AND \(x <= (\d+)\)/) },
   { what: 'tiles of a position (check_attack): pixels over the tile size', expected: [TILE_SIZE, TILE_SIZE], read: (s) => everyNumber(fn(s, 'check_attack'), /floor\(victim_at\.[xy] \/ (\d+)\.0\)/g) },
   // Blocks.
   { what: 'the block types (game_blocks_block_type_check), in order', expected: [...BLOCK_TYPES], read: (s) => [...named(s.constraints, 'game_blocks.game_blocks_block_type_check').matchAll(/'(\w+)'::text/g)].map((m) => m[1]) },
+  // Texts.
+  { what: 'the longest player name (is_player_name)', expected: [NAME_MAX_LENGTH], read: (s) => numbers(fn(s, 'is_player_name'), /char_length\(name\) between 1 and (\d+)/) },
+  { what: 'the longest chat message (game_chat_messages_message_check)', expected: [CHAT_MAX_LENGTH], read: (s) => numbers(named(s.constraints, 'game_chat_messages.game_chat_messages_message_check'), /char_length\(message\) <= (\d+)/) },
+  { what: 'the reasons of a report (game_reports_reason_check), in order', expected: [...REPORT_REASONS], read: (s) => [...named(s.constraints, 'game_reports.game_reports_reason_check').matchAll(/'(\w+)'::text/g)].map((m) => m[1]) },
+  { what: 'the longest note of a report (game_reports_note_check)', expected: [REPORT_NOTE_MAX], read: (s) => numbers(named(s.constraints, 'game_reports.game_reports_note_check'), /char_length\(note\) <= (\d+)/) },
   // Claims.
   { what: 'claim sizes (game_claims_size): corners apart', expected: [CLAIM_MIN_TILES - 1, CLAIM_MAX_TILES - 1, CLAIM_MIN_TILES - 1, CLAIM_MAX_TILES - 1], read: (s) => numbers(named(s.constraints, 'game_claims.game_claims_size'), /\(x2 - x1\) >= (\d+)\) AND \(\(x2 - x1\) <= (\d+)\)\) AND \(\(\(y2 - y1\) >= (\d+)\) AND \(\(y2 - y1\) <= (\d+)/) },
   { what: 'claim sizes (check_claim)', expected: [CLAIM_MIN_TILES, CLAIM_MIN_TILES, CLAIM_MAX_TILES, CLAIM_MAX_TILES], read: (s) => [
