@@ -18,7 +18,7 @@ import { execFileSync, spawn } from 'node:child_process';
 import { cpus, setPriority } from 'node:os';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { isWaterTile, WORLD_SEED } from '../components/terrain.js';
-import { tileOfPixel } from '../protocol/geometry.js';
+import { REGION_PX, tileOfPixel } from '../protocol/geometry.js';
 import { walkVelocity } from '../protocol/movement.js';
 import { PRESENCE_HEARTBEAT_MS, SPAWN_RADIUS } from '../protocol/rules.js';
 import { createTestWallet, makeDataDir, removeDataDir, signInPlayer, startTestServer, type TestPlayer, type TestServer } from '../test/support/harness.js';
@@ -52,7 +52,7 @@ const WALK_WARMUP_MS = 2000;
  */
 const ARRIVALS_PER_SECOND = 50;
 /** Pixels between two spread players: more than two regions, so none hears another. */
-const SPREAD_GAP_PX = 3 * 1024;
+const SPREAD_GAP_PX = 3 * REGION_PX;
 
 /** Pins `pid` and all its threads to `cores` (a taskset list); false where taskset is missing. */
 function pin(pid: number, cores: string): boolean {
@@ -448,7 +448,7 @@ await runCase(
 
 // The spread: a square grid of players, each in a box of its own far from the others.
 const side = Math.ceil(Math.sqrt(SPREAD));
-// Cells are three regions apart and centred on regions (net/regions.ts), so a walker stays in its own.
+// Cells are three regions apart and centred on regions (protocol/geometry.ts), so a walker stays in its own.
 const cell = (i: number) => ({ cx: ((i % side) - Math.floor(side / 2)) * SPREAD_GAP_PX, cy: (Math.floor(i / side) - Math.floor(side / 2)) * SPREAD_GAP_PX });
 await runCase(
   'spread',

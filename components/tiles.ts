@@ -7,7 +7,7 @@ import { CHUNK_TILES, WORLD_MAX_TILE, WORLD_MIN_TILE } from '../protocol/geometr
 import { BLOCK_TYPES, NO_BLOCK } from './blocks.js';
 
 export { CHUNK_TILES } from '../protocol/geometry.js';
-const CHUNK_SHIFT = 4;
+const CHUNK_SHIFT = Math.log2(CHUNK_TILES);
 const CHUNK_MASK = CHUNK_TILES - 1;
 const CHUNK_SPAN = 1024;
 const CHUNK_OFFSET = CHUNK_SPAN / 2;
