@@ -257,7 +257,7 @@ export function createPoseChannels(db: SupabaseClient, options: PoseOptions): Po
       // Sending on a channel that is not joined would fall back to an HTTP request per pose;
       // the event stays due and goes out once the channel is joined.
       if (!channel || channel.state !== 'joined') return;
-      void channel.send({ type: 'broadcast', event: 'pose', payload: due.payload });
+      void channel.send({ type: 'broadcast', event: POSE_EVENT, payload: due.payload });
       sender.sent(due.topic, due.payload);
     },
     topics: () => [...channels.keys()],

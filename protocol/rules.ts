@@ -4,7 +4,6 @@
  * The SQL repeats each as a literal; test/server/protocol-sql.test.ts pins every one of those
  * literals to the constant here.
  */
-import { WALK_PX_PER_S } from './movement.js';
 
 /** The spawn area (safe zone, no building) is the tiles with |x| <= SPAWN_RADIUS and |y| <= SPAWN_RADIUS. */
 export const SPAWN_RADIUS = 2;
@@ -19,11 +18,10 @@ export const ATTACK_DAMAGE = 25;
 export const DAMAGE_COOLDOWN_MS = 1000;
 /**
  * Presence heartbeat period while another player is within combat range in the PvP zone: the
- * server judges a hit on the victim's last heartbeat, allowing this long of walking.
+ * server judges a hit on the victim's last heartbeat, so it allows COMBAT_RANGE plus this long of
+ * walking (WALK_PX_PER_S, protocol/movement.ts) between attacker and victim.
  */
 export const COMBAT_HEARTBEAT_MS = 250;
-/** The range the server judges a hit by: COMBAT_RANGE plus COMBAT_HEARTBEAT_MS of walking, 110.875 px. */
-export const COMBAT_JUDGED_RANGE_PX = COMBAT_RANGE + (WALK_PX_PER_S * COMBAT_HEARTBEAT_MS) / 1000;
 
 /** Presence heartbeat period. */
 export const PRESENCE_HEARTBEAT_MS = 5000;

@@ -1,14 +1,13 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { DIAGONAL_SPEED, MOVE_BUDGET_PX_PER_S, MOVE_PX_PER_MS, MOVE_SLACK_CAP_PX, PLAYER_SPEED, walkVelocity, WALK_PX_PER_S } from '../../../protocol/movement.js';
-import { CLAIM_SPAWN_CLEARANCE, COMBAT_JUDGED_RANGE_PX, SPAWN_RADIUS } from '../../../protocol/rules.js';
+import { CLAIM_SPAWN_CLEARANCE, SPAWN_RADIUS } from '../../../protocol/rules.js';
 
 test('the derived rules have the values the server writes', () => {
   assert.is(WALK_PX_PER_S, 187.5);
   assert.is(MOVE_BUDGET_PX_PER_S, 225);
   assert.is(MOVE_PX_PER_MS, 0.225);
   assert.is(MOVE_SLACK_CAP_PX, 771);
-  assert.is(COMBAT_JUDGED_RANGE_PX, 110.875);
   assert.is(CLAIM_SPAWN_CLEARANCE, SPAWN_RADIUS + 1);
 });
 
