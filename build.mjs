@@ -24,7 +24,7 @@ const COMPRESSIBLE = /\.(js|css|html|json|svg)$/;
 
 /** Where a finished build records the settings it was made with. */
 const STAMP = 'dist/.build-stamp';
-const SOURCES = ['src', 'components', 'systems', 'net', 'server', 'pwa', 'index.html', 'build.mjs', 'package-lock.json'];
+const SOURCES = ['src', 'protocol', 'components', 'systems', 'net', 'server', 'pwa', 'index.html', 'build.mjs', 'package-lock.json'];
 const settings = JSON.stringify([development, process.env.SUPABASE_URL ?? '', process.env.SUPABASE_ANON_KEY ?? '']);
 
 /** The newest modification time under `path` (a file or a folder), in ms. */

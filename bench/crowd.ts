@@ -17,9 +17,10 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { cpus, setPriority } from 'node:os';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import { walkVelocity } from '../components/pose.js';
-import { PRESENCE_HEARTBEAT_MS } from '../net/constants.js';
 import { isWaterTile, WORLD_SEED } from '../components/terrain.js';
+import { REGION_PX, tileOfPixel } from '../protocol/geometry.js';
+import { walkVelocity } from '../protocol/movement.js';
+import { PRESENCE_HEARTBEAT_MS, SPAWN_RADIUS } from '../protocol/rules.js';
 import { createTestWallet, makeDataDir, removeDataDir, signInPlayer, startTestServer, type TestPlayer, type TestServer } from '../test/support/harness.js';
 import { startHeadlessPlayer, type HeadlessPlayer } from '../test/support/headless-player.js';
 import { cpuSeconds, pssMb, serverPids } from './processes.js';
@@ -51,7 +52,7 @@ const WALK_WARMUP_MS = 2000;
  */
 const ARRIVALS_PER_SECOND = 50;
 /** Pixels between two spread players: more than two regions, so none hears another. */
-const SPREAD_GAP_PX = 3 * 1024;
+const SPREAD_GAP_PX = 3 * REGION_PX;
 
 /** Pins `pid` and all its threads to `cores` (a taskset list); false where taskset is missing. */
 function pin(pid: number, cores: string): boolean {
@@ -420,13 +421,13 @@ function shedIn(log: string): number {
 
 /** A land tile outside spawn within 4 tiles of `pose` that no block was placed on yet. */
 function freeTileNear(pose: { x: number; y: number }, used: Set<string>): { x: number; y: number } | null {
-  const cx = Math.floor(pose.x / 32);
-  const cy = Math.floor(pose.y / 32);
+  const cx = tileOfPixel(pose.x);
+  const cy = tileOfPixel(pose.y);
   for (let tries = 0; tries < 40; tries++) {
     const x = cx + Math.floor(Math.random() * 9) - 4;
     const y = cy + Math.floor(Math.random() * 9) - 4;
     const key = `${x},${y}`;
-    if ((Math.abs(x) <= 2 && Math.abs(y) <= 2) || used.has(key) || isWaterTile(x, y, WORLD_SEED)) continue;
+    if ((Math.abs(x) <= SPAWN_RADIUS && Math.abs(y) <= SPAWN_RADIUS) || used.has(key) || isWaterTile(x, y, WORLD_SEED)) continue;
     used.add(key);
     return { x, y };
   }
@@ -447,7 +448,7 @@ await runCase(
 
 // The spread: a square grid of players, each in a box of its own far from the others.
 const side = Math.ceil(Math.sqrt(SPREAD));
-// Cells are three regions apart and centred on regions (net/regions.ts), so a walker stays in its own.
+// Cells are three regions apart and centred on regions (protocol/geometry.ts), so a walker stays in its own.
 const cell = (i: number) => ({ cx: ((i % side) - Math.floor(side / 2)) * SPREAD_GAP_PX, cy: (Math.floor(i / side) - Math.floor(side / 2)) * SPREAD_GAP_PX });
 await runCase(
   'spread',

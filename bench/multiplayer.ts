@@ -12,6 +12,7 @@ import { chromium } from 'playwright-core';
 import { biomeAt, WORLD_SEED } from '../components/terrain.js';
 import { POSE_KEYFRAME_STEPS } from '../net/poses.js';
 import { tileCentreOnScreen } from '../components/camera.js';
+import { tileOfPixel } from '../protocol/geometry.js';
 import { CHROMIUM_ARGS } from '../test/support/browser.js';
 import { pageCamera } from '../test/support/canvas-points.js';
 import { twoPlayersInWorld } from '../test/support/enter-world.js';
@@ -42,8 +43,8 @@ async function placementLatency(server: TestServer): Promise<void> {
     const targets: Array<{ x: number; y: number }> = [];
     for (let dy = -4; dy <= 4 && targets.length < PLACEMENTS; dy++) {
       for (let dx = 2; dx <= 10 && targets.length < PLACEMENTS; dx++) {
-        const x = Math.floor(me.x / 32) + dx;
-        const y = Math.floor(me.y / 32) + dy;
+        const x = tileOfPixel(me.x) + dx;
+        const y = tileOfPixel(me.y) + dy;
         if (!biomeAt(x, y, WORLD_SEED).includes('ocean')) targets.push({ x, y });
       }
     }

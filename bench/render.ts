@@ -10,9 +10,10 @@
  */
 import { chromium, type Page } from 'playwright-core';
 import { DEFAULT_APPEARANCE } from '../components/appearance-types.js';
-import { PLAYER_SPEED, STEP_MS, TILE_SIZE } from '../components/constants.js';
-import { POSE_KEYFRAME_STEPS } from '../net/poses.js';
 import { isSpawnTile } from '../components/terrain.js';
+import { POSE_KEYFRAME_STEPS } from '../net/poses.js';
+import { TILE_SIZE } from '../protocol/geometry.js';
+import { PLAYER_SPEED, STEP_MS } from '../protocol/movement.js';
 import { CHROMIUM_ARGS } from '../test/support/browser.js';
 import { enterWorld } from '../test/support/enter-world.js';
 import { removeDataDir, startTestServer } from '../test/support/harness.js';

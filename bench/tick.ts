@@ -8,10 +8,11 @@
  * previous position, clamps to no world edge, computes no grid cell, and walks its arrays by
  * index rather than through a query's entity list.
  */
-import { PLAYER_SPEED, TILE_SIZE } from '../components/constants.js';
 import { spawnSimulatedPlayer, startSwing } from '../components/players.js';
 import { createRandom } from '../components/prng.js';
 import { createGameWorld, type GameWorld } from '../components/world.js';
+import { TILE_SIZE } from '../protocol/geometry.js';
+import { PLAYER_SPEED } from '../protocol/movement.js';
 import { step } from '../systems/pipeline.js';
 import { median, pick, printHeader, round, spread } from './stats.js';
 import { setVelocity } from '../components/transform.js';

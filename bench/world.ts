@@ -20,8 +20,10 @@
  */
 import { chromium, type CDPSession } from 'playwright-core';
 import WebSocket from 'ws';
-import { BLOCK_TYPES } from '../components/blocks.js';
 import { createBlockSync } from '../net/blocks.js';
+import { TILE_SIZE, tileOfPixel } from '../protocol/geometry.js';
+import { PLAYER_SPEED, STEP_MS } from '../protocol/movement.js';
+import { BLOCK_TYPES, SPAWN_RADIUS } from '../protocol/rules.js';
 import { startDatabase } from '../server/db/index.js';
 import { CHROMIUM_ARGS } from '../test/support/browser.js';
 import { createPageWallet, installTestWallet } from '../test/support/browser-wallet.js';
@@ -46,15 +48,15 @@ const typeAt = (x: number, y: number) => BLOCK_TYPES[(((x * 7 + y * 3) % 16) + 1
 
 /** The seeded square: tiles [-half, half) on both axes, every tile but spawn's. */
 function seededAt(half: number, x: number, y: number): string | undefined {
-  if (x < -half || x >= half || y < -half || y >= half || (Math.abs(x) <= 2 && Math.abs(y) <= 2)) return undefined;
+  if (x < -half || x >= half || y < -half || y >= half || (Math.abs(x) <= SPAWN_RADIUS && Math.abs(y) <= SPAWN_RADIUS)) return undefined;
   return typeAt(x, y);
 }
 
 /** Tiles of a view of width x height pixels around pixel (px, py). */
 function viewTiles(px: number, py: number, width = 800, height = 600): Array<[number, number]> {
   const tiles: Array<[number, number]> = [];
-  for (let y = Math.floor((py - height / 2) / 32); y <= Math.floor((py + height / 2 - 1) / 32); y++) {
-    for (let x = Math.floor((px - width / 2) / 32); x <= Math.floor((px + width / 2 - 1) / 32); x++) tiles.push([x, y]);
+  for (let y = tileOfPixel(py - height / 2); y <= tileOfPixel(py + height / 2 - 1); y++) {
+    for (let x = tileOfPixel(px - width / 2); x <= tileOfPixel(px + width / 2 - 1); x++) tiles.push([x, y]);
   }
   return tiles;
 }
@@ -69,7 +71,7 @@ async function seed(blocks: number): Promise<{ dataDir: string; half: number }> 
     const owners = OWNERS.join(',');
     const program = `awk 'BEGIN { split(${JSON.stringify(types)}, t, ","); split(${JSON.stringify(owners)}, o, ","); n = 0;
       for (x = -${half}; x < ${half}; x++) for (y = -${half}; y < ${half}; y++) {
-        if (x >= -2 && x <= 2 && y >= -2 && y <= 2) continue; if (n++ >= ${blocks}) exit;
+        if (x >= -${SPAWN_RADIUS} && x <= ${SPAWN_RADIUS} && y >= -${SPAWN_RADIUS} && y <= ${SPAWN_RADIUS}) continue; if (n++ >= ${blocks}) exit;
         k = ((x * 7 + y * 3) % 16 + 16) % 16; printf "%d\\t%d\\t%s\\t%s\\tBuilder\\n", x, y, t[k + 1], o[(x * 31 + y) % 100 < 0 ? (x * 31 + y) % 100 + 101 : (x * 31 + y) % 100 + 1] } }'`;
     await db.transaction(async (tx) => {
       await tx.exec(`set local statement_timeout = 0`);
@@ -141,7 +143,7 @@ async function enterAndWalk(server: TestServer, blocks: number, half: number): P
 
 async function walk(headless: Awaited<ReturnType<typeof startHeadlessPlayer>>, blocks: number, half: number): Promise<void> {
   headless.pose.moving = true;
-  const walker = setInterval(() => (headless.pose.x += 3), 16);
+  const walker = setInterval(() => (headless.pose.x += PLAYER_SPEED), STEP_MS);
   const missing: number[] = [];
   let mostChunks = 0;
   const started = performance.now();
@@ -191,18 +193,17 @@ async function page(baseUrl: string, blocks: number, half: number): Promise<void
     /** Share of the canvas's view tiles not showing what the database holds. */
     const missingShare = async () =>
       tab.evaluate(
-        ([h]) => {
+        ({ h, types, tile, spawnRadius }) => {
           const t = window.__tessera;
           const me = t?.localPlayer();
           const canvas = document.querySelector('canvas');
           if (!t || !me || !canvas) return 1;
-          const types = ['stone', 'wood', 'brick', 'dirt', 'gold', 'iron', 'diamond', 'emerald', 'coal', 'obsidian', 'glass', 'sand', 'cobblestone', 'marble', 'copper', 'redstone'];
           let missing = 0;
           let all = 0;
-          for (let y = Math.floor((me.y - canvas.height / 2) / 32); y <= Math.floor((me.y + canvas.height / 2 - 1) / 32); y++) {
-            for (let x = Math.floor((me.x - canvas.width / 2) / 32); x <= Math.floor((me.x + canvas.width / 2 - 1) / 32); x++) {
-              const spawn = Math.abs(x) <= 2 && Math.abs(y) <= 2;
-              const inside = x >= -h! && x < h! && y >= -h! && y < h!;
+          for (let y = Math.floor((me.y - canvas.height / 2) / tile); y <= Math.floor((me.y + canvas.height / 2 - 1) / tile); y++) {
+            for (let x = Math.floor((me.x - canvas.width / 2) / tile); x <= Math.floor((me.x + canvas.width / 2 - 1) / tile); x++) {
+              const spawn = Math.abs(x) <= spawnRadius && Math.abs(y) <= spawnRadius;
+              const inside = x >= -h && x < h && y >= -h && y < h;
               const expected = inside && !spawn ? types[(((x * 7 + y * 3) % 16) + 16) % 16] : null;
               all++;
               if (t.tileAt(x, y) !== expected) missing++;
@@ -210,7 +211,7 @@ async function page(baseUrl: string, blocks: number, half: number): Promise<void
           }
           return missing / all;
         },
-        [half],
+        { h: half, types: [...BLOCK_TYPES], tile: TILE_SIZE, spawnRadius: SPAWN_RADIUS },
       );
     while ((await missingShare()) > 0) {
       if (performance.now() - started > 30_000) throw new Error('the page view did not complete in 30 s');
@@ -266,12 +267,12 @@ async function spread(server: TestServer, blocks: number, half: number): Promise
         const sync = createBlockSync(player.client, {
           playerId: player.address, playerName: () => 'Listener', emit: () => {}, notice: () => {},
         });
-        sync.follow(spot.x * 32, spot.y * 32);
+        sync.follow(spot.x * TILE_SIZE, spot.y * TILE_SIZE);
         syncs.push(sync);
       }
     }),
   );
-  const pump = setInterval(() => syncs.forEach((sync, i) => sync.follow(spots[i]!.x * 32, spots[i]!.y * 32)), 200);
+  const pump = setInterval(() => syncs.forEach((sync, i) => sync.follow(spots[i]!.x * TILE_SIZE, spots[i]!.y * TILE_SIZE)), 200);
   await waitFor(() => syncs.every((sync) => sync.heldChunks().length >= 8), { timeout: 600_000, interval: 500, message: 'every listener holding its chunks' });
   const { default: pg } = await import('pg');
   const { connectAsOperator } = await import('../test/support/server.js');

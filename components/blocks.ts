@@ -1,8 +1,7 @@
-/** The 16 block types of docs/game-rules.md §3, in inventory order. Code = index + 1; 0 means no block. */
-export const BLOCK_TYPES = [
-  'stone', 'wood', 'brick', 'dirt', 'gold', 'iron', 'diamond', 'emerald',
-  'coal', 'obsidian', 'glass', 'sand', 'cobblestone', 'marble', 'copper', 'redstone',
-] as const;
+/** The engine's block codes: code = index + 1 in BLOCK_TYPES (protocol/rules.ts, in inventory order); 0 means no block. */
+import { BLOCK_TYPES } from '../protocol/rules.js';
+
+export { BLOCK_TYPES } from '../protocol/rules.js';
 
 /** A known block type name. */
 export type BlockType = (typeof BLOCK_TYPES)[number];

@@ -4,6 +4,9 @@
  * tool's rectangle. The engine draws them, the HUD names the claim the player stands in, and
  * `window.__tessera.claimAt` reads them.
  */
+import { CLAIM_MAX_TILES, CLAIM_MIN_TILES, CLAIM_SPAWN_CLEARANCE } from '../protocol/rules.js';
+
+export { CLAIM_MAX_TILES, CLAIM_MIN_TILES, CLAIM_SPAWN_CLEARANCE } from '../protocol/rules.js';
 
 /** A rectangle of tiles with inclusive corners, x1 <= x2 and y1 <= y2. */
 export interface TileRect {
@@ -47,13 +50,6 @@ export interface ClaimsState {
 
 /** Outline colours of claims, in the game view and on the minimap: the player's own, those it is trusted on, everyone else's. */
 export const CLAIM_COLORS: Readonly<Record<ClaimRelation, string>> = Object.freeze({ own: '#3ec46d', trusted: '#4da6ff', other: '#e4a53b' });
-
-/** Smallest claim edge in tiles. */
-export const CLAIM_MIN_TILES = 5;
-/** Largest claim edge in tiles. */
-export const CLAIM_MAX_TILES = 100;
-/** Claims keep this many tiles clear of the origin on one axis at least: spawn (2) and the ring around it. */
-export const CLAIM_SPAWN_CLEARANCE = 3;
 
 /** An empty claims state. */
 export function createClaimsState(): ClaimsState {

@@ -5,7 +5,7 @@
  * screen walks with the same velocity and is pulled toward the authoritative track by at most
  * CORRECTION_PX_PER_STEP, so a late or corrected pose never makes it jump.
  */
-import { PLAYER_SPEED } from './constants.js';
+import { walkVelocity } from '../protocol/movement.js';
 
 /**
  * Most pixels per step the drawn figure is pulled toward the authoritative position, on top of
@@ -49,12 +49,6 @@ export interface RemoteTrack {
 /** A track standing at (x, y). */
 export function createRemoteTrack(x: number, y: number): RemoteTrack {
   return { x, y, vx: 0, vy: 0, seq: -1, lastLive: -Infinity, swinging: false };
-}
-
-/** Pixels per step along one axis for a walking direction (dx, dy in -1..1), diagonals included. */
-export function walkVelocity(dx: number, dy: number): { vx: number; vy: number } {
-  const speed = dx !== 0 && dy !== 0 ? PLAYER_SPEED * Math.SQRT1_2 : PLAYER_SPEED;
-  return { vx: dx * speed, vy: dy * speed };
 }
 
 /**

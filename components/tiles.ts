@@ -3,12 +3,11 @@
  * keyed by an integer chunk index, so the hot path never builds 'x,y' strings. Block type names
  * and owners are interned; names the engine does not know keep their own code (drawn as dirt).
  */
+import { CHUNK_TILES, WORLD_MAX_TILE, WORLD_MIN_TILE } from '../protocol/geometry.js';
 import { BLOCK_TYPES, NO_BLOCK } from './blocks.js';
-import { WORLD_MAX_TILE, WORLD_MIN_TILE } from './constants.js';
 
-/** Edge of a chunk in tiles. */
-export const CHUNK_TILES = 16;
-const CHUNK_SHIFT = 4;
+export { CHUNK_TILES } from '../protocol/geometry.js';
+const CHUNK_SHIFT = Math.log2(CHUNK_TILES);
 const CHUNK_MASK = CHUNK_TILES - 1;
 const CHUNK_SPAN = 1024;
 const CHUNK_OFFSET = CHUNK_SPAN / 2;

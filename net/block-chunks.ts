@@ -6,11 +6,11 @@
  */
 import type { SupabaseClient } from '@supabase/supabase-js';
 import type { NetEvent } from '../components/network.js';
-import { BLOCK_COLUMNS, parseBlockChanges, type BlockChange } from './block-changes.js';
-import { CHUNK_TILES, chunkName, chunkOfTile, chunksAround, chunkTiles, regionOfChunk } from './chunks.js';
+import { decodeBlockChanges, type BlockChange } from '../protocol/block-changes.js';
+import { CHUNK_TILES, chunkOfTile, type Region } from '../protocol/geometry.js';
+import { chunkName, chunksAround, chunkTiles, regionOfChunk } from './chunks.js';
 import type { OwnBlocks } from './own-blocks.js';
-import type { Region } from './regions.js';
-import { blockRowToEvent, type BlockRow } from './rows.js';
+import { BLOCK_COLUMNS, blockRowToEvent, type BlockRow } from './rows.js';
 
 /**
  * Pixels beyond the view's edges whose chunks are read (and whose regions are heard): about a
@@ -179,7 +179,7 @@ export function createBlockChunks(db: SupabaseClient, options: BlockChunksOption
 
   return {
     hear(payload) {
-      for (const change of parseBlockChanges(payload)) {
+      for (const change of decodeBlockChanges(payload)) {
         if (change.blockType !== null) options.onActivity?.(change.owner, now());
         const { cx, cy } = chunkOfTile(change.x, change.y);
         const state = chunks.get(chunkName(cx, cy));

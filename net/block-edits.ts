@@ -4,10 +4,9 @@
  */
 import type { SupabaseClient } from '@supabase/supabase-js';
 import type { NetEvent } from '../components/network.js';
-import { BLOCK_COLUMNS } from './block-changes.js';
 import type { OwnBlocks } from './own-blocks.js';
 import { describeRefusal } from './refusals.js';
-import { blockRowToEvent, type BlockRow } from './rows.js';
+import { BLOCK_COLUMNS, blockRowToEvent, type BlockRow } from './rows.js';
 
 /** What the edits need. */
 export interface BlockEditOptions {

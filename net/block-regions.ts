@@ -1,12 +1,12 @@
 /**
  * The region channels of the block sync: one private database-broadcast channel per region
- * (`blocks:rx:ry`, net/chunks.ts) carrying its tile changes (`blocks`) and land-claim changes
+ * (`blocks:rx:ry`, protocol/topics.ts) carrying its tile changes (`blocks`) and land-claim changes
  * (`claims`). A channel of a region left is removed before the same topic is joined again: the
  * client would otherwise hand back the channel still leaving.
  */
 import type { RealtimeChannel, SupabaseClient } from '@supabase/supabase-js';
-import { blocksTopic, regionName } from './chunks.js';
-import type { Region } from './regions.js';
+import { regionName, type Region } from '../protocol/geometry.js';
+import { BLOCKS_EVENT, blocksTopic, CLAIMS_EVENT } from '../protocol/topics.js';
 
 /** What the region channels tell and need. */
 export interface BlockRegionsOptions {
@@ -68,8 +68,8 @@ export function createBlockRegions(db: SupabaseClient, options: BlockRegionsOpti
   function open(name: string, entry: RegionChannel) {
     if (regions.get(name) !== entry || options.closed()) return;
     const channel = db.channel(blocksTopic(entry.region), { config: { private: true } })
-      .on('broadcast', { event: 'blocks' }, ({ payload }) => options.onBlocks(payload))
-      .on('broadcast', { event: 'claims' }, ({ payload }) => options.onClaims?.(payload));
+      .on('broadcast', { event: BLOCKS_EVENT }, ({ payload }) => options.onBlocks(payload))
+      .on('broadcast', { event: CLAIMS_EVENT }, ({ payload }) => options.onClaims?.(payload));
     entry.channel = channel;
     channel.subscribe((status) => {
       if (regions.get(name) !== entry) return;

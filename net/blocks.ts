@@ -1,7 +1,7 @@
 /**
  * Shared blocks, held by chunk around the player (docs/architecture.md "Chunks"): the chunks the
  * view touches plus a margin are read by primary-key range, nearest first, and each region's
- * changes are heard on its private database-broadcast topic (`blocks:rx:ry`, net/chunks.ts), so a
+ * changes are heard on its private database-broadcast topic (`blocks:rx:ry`, protocol/topics.ts), so a
  * player holds and hears a bounded part of the world whatever its size. Optimistic placement and
  * removal with rollback. Tiles are in tile units, positions in pixels.
  *
@@ -15,18 +15,17 @@
  * handed, with each (re)join of a region's channel, to whoever follows claims (net/claims.ts).
  *
  * Here the following of the player; beside it: the region channels (block-regions.ts), the
- * chunks held and read (block-chunks.ts), the changes as broadcast (block-changes.ts), the
+ * chunks held and read (block-chunks.ts), the changes as broadcast (protocol/block-changes.ts), the
  * player's own tiles (own-blocks.ts) and the player's edits (block-edits.ts).
  */
 import type { SupabaseClient } from '@supabase/supabase-js';
-import { TILE_SIZE } from '../components/constants.js';
 import type { NetEvent } from '../components/network.js';
+import { TILE_SIZE, type Region } from '../protocol/geometry.js';
 import { createBlockChunks, CHUNK_MARGIN_PX } from './block-chunks.js';
 import { createBlockEdits, type BlockEdits } from './block-edits.js';
 import { createBlockRegions } from './block-regions.js';
 import { chunkName, chunksAround, regionOfChunk, regionTiles } from './chunks.js';
 import { createOwnBlocks } from './own-blocks.js';
-import type { Region } from './regions.js';
 
 /**
  * Pixels further out before a region is left and its chunks dropped: walking to and fro over a

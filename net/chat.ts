@@ -4,12 +4,10 @@
  * channel is back.
  */
 import type { RealtimeChannel, SupabaseClient } from '@supabase/supabase-js';
+import { CHAT_MAX_LENGTH } from '../protocol/rules.js';
 import { CHAT_HISTORY, CHAT_POLL_MS, CHAT_SUBSCRIBE_GRACE_MS } from './constants.js';
 import { describeRefusal } from './refusals.js';
 import type { ChatRow } from './rows.js';
-
-/** Longest message the input and the server accept. */
-export const CHAT_MAX_LENGTH = 200;
 
 /** What the chat needs from its surroundings. */
 export interface ChatOptions {

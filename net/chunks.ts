@@ -1,26 +1,15 @@
 /**
- * Addressing of the world by place, for whatever is read and heard by where it is (blocks, and
- * later land claims). Two units:
+ * What a client reads and hears of the world by place (blocks and land claims), in the
+ * protocol's units (protocol/geometry.ts):
  *
- * * A chunk is the unit read: the 16x16 tiles from (16·cx, 16·cy), read by a primary-key range
- *   (`x >= a and x < a + 16 and y >= b and y < b + 16`). 16 tiles is the engine's own chunk
- *   (components/tiles.ts), so a chunk read or dropped is one engine chunk; the 800x600 view lies
- *   across 2x2 to 3x3 of them (at most 2,304 rows), where 32-tile chunks would read up to 4,096.
- * * A region is the unit heard: the 32x32 tiles centred on (32·rx, 32·ry), the same squares as
- *   the presence regions (net/regions.ts) and SQL's `game_private.tile_region(x, y)`. Region
- *   edges lie on multiples of 16 tiles, so each region holds exactly 2x2 chunks.
+ * * A chunk is the unit read: its 16x16 tiles by a primary-key range
+ *   (`x >= a and x < a + 16 and y >= b and y < b + 16`). 16 tiles is the engine's own chunk too,
+ *   so a chunk read or dropped is one engine chunk; the 800x600 view lies across 2x2 to 3x3 of
+ *   them (at most 2,304 rows), where 32-tile chunks would read up to 4,096.
+ * * A region is the unit heard: its blocks topic (protocol/topics.ts), the same squares as the
+ *   presence regions (net/regions.ts). Each region holds exactly 2x2 chunks.
  */
-import { TILE_SIZE } from '../components/constants.js';
-import { REGION_TILES, regionKey, type Region } from './regions.js';
-
-/** Edge of a chunk in tiles. */
-export const CHUNK_TILES = 16;
-
-/** Chunk coordinates. */
-export interface ChunkCoords {
-  cx: number;
-  cy: number;
-}
+import { CHUNK_TILES, REGION_TILES, regionOfTile, TILE_SIZE, type ChunkCoords, type Region } from '../protocol/geometry.js';
 
 /** A rectangle of tiles: [x0, x1) x [y0, y1). */
 export interface TileRect {
@@ -28,11 +17,6 @@ export interface TileRect {
   y0: number;
   x1: number;
   y1: number;
-}
-
-/** The chunk holding tile (x, y). */
-export function chunkOfTile(x: number, y: number): ChunkCoords {
-  return { cx: Math.floor(x / CHUNK_TILES), cy: Math.floor(y / CHUNK_TILES) };
 }
 
 /** The name of a chunk in maps and logs: 'cx:cy'. */
@@ -45,11 +29,6 @@ export function chunkTiles(cx: number, cy: number): TileRect {
   return { x0: cx * CHUNK_TILES, y0: cy * CHUNK_TILES, x1: (cx + 1) * CHUNK_TILES, y1: (cy + 1) * CHUNK_TILES };
 }
 
-/** The region of tile (x, y), as SQL's `game_private.tile_region` computes it. */
-export function regionOfTile(x: number, y: number): Region {
-  return { rx: Math.floor((x + REGION_TILES / 2) / REGION_TILES), ry: Math.floor((y + REGION_TILES / 2) / REGION_TILES) };
-}
-
 /** The tiles of region `region`. */
 export function regionTiles({ rx, ry }: Region): TileRect {
   const half = REGION_TILES / 2;
@@ -59,16 +38,6 @@ export function regionTiles({ rx, ry }: Region): TileRect {
 /** The region that holds chunk (cx, cy) (each region holds 2x2 chunks). */
 export function regionOfChunk(cx: number, cy: number): Region {
   return regionOfTile(cx * CHUNK_TILES, cy * CHUNK_TILES);
-}
-
-/** The name of a region as SQL's `game_private.tile_region` spells it: 'rx:ry'. */
-export function regionName(region: Region): string {
-  return regionKey(region.rx, region.ry);
-}
-
-/** The private broadcast topic on which the database sends the block changes of a region. */
-export function blocksTopic(region: Region): string {
-  return `blocks:${regionName(region)}`;
 }
 
 /**

@@ -5,8 +5,8 @@
  */
 import type { Claim, TileRect } from '../components/claims.js';
 import type { NetEvent } from '../components/network.js';
+import type { ClaimChanges, ClaimRow } from '../protocol/claim-changes.js';
 import { overlaps } from './claims-area.js';
-import type { ClaimChanges, ClaimRow } from './claims-rows.js';
 
 /** Most claims the client keeps; live claims beyond it wait for the next read. */
 export const CLAIMS_KEPT = 1000;

@@ -5,12 +5,12 @@
  */
 import type { SupabaseClient } from '@supabase/supabase-js';
 import type { TileRect } from '../components/claims.js';
-import type { ClaimChanges } from './claims-rows.js';
+import type { ClaimChanges } from '../protocol/claim-changes.js';
+import type { Region } from '../protocol/geometry.js';
 import { claimsArea, regionsRect } from './claims-area.js';
 import { createHeldClaimChanges } from './claims-held.js';
 import { CLAIMS_KEPT, type KnownClaims } from './claims-known.js';
 import { readClaimsIn, readOwnClaims, readTrusts } from './claims-rows.js';
-import type { Region } from './regions.js';
 
 /** What the reads need. */
 export interface ClaimReadOptions {

@@ -23,12 +23,12 @@
  */
 import type { SupabaseClient } from '@supabase/supabase-js';
 import type { NetEvent } from '../components/network.js';
+import { decodeClaimChanges } from '../protocol/claim-changes.js';
+import type { Region } from '../protocol/geometry.js';
 import { nearEdge } from './claims-area.js';
 import { createKnownClaims } from './claims-known.js';
 import { createClaimReads } from './claims-reads.js';
 import { createClaimRequests, type ClaimRequests } from './claims-requests.js';
-import { parseClaimChanges } from './claims-rows.js';
-import type { Region } from './regions.js';
 import { gatherCalls } from './schedule.js';
 
 /** How often the player's position is compared with the area read. */
@@ -91,7 +91,7 @@ export function followClaims(db: SupabaseClient, options: ClaimsOptions): Claims
     },
     hear(payload) {
       if (closed) return;
-      const changes = parseClaimChanges(payload);
+      const changes = decodeClaimChanges(payload);
       reads.hear(changes);
       const { shown, own } = known.apply(changes);
       if (shown) known.publish();

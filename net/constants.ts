@@ -1,9 +1,7 @@
-/** Networking constants of docs/game-rules.md §9, in one frozen place (sizes of the world: components/constants.ts). */
-
-/** Presence heartbeat period. */
-export const PRESENCE_HEARTBEAT_MS = 5000;
-/** A presence row older than this is a player who left. */
-export const PRESENCE_STALE_MS = 30000;
+/**
+ * The client's own networking constants (docs/game-rules.md §9): periods, history lengths and
+ * ranges of its reads. What the server holds the client to is the protocol's (protocol/rules.ts).
+ */
 /** Chat history length. */
 export const CHAT_HISTORY = 50;
 /** Chat falls back to polling when its channel is not live within this time. */

@@ -5,7 +5,7 @@
  * the read is one row per player within the minimap's range, however many blocks were placed.
  */
 import type { SupabaseClient } from '@supabase/supabase-js';
-import { TILE_SIZE } from '../components/constants.js';
+import { TILE_SIZE } from '../protocol/geometry.js';
 import { MINIMAP_RANGE_TILES, ONLINE_WINDOW_MS } from './constants.js';
 
 /** A player's last known position for the minimap, in pixels. */

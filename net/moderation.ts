@@ -4,15 +4,9 @@
  * wallets' voice clips itself; chat lines of muted wallets are hidden by {@link visibleChat}.
  */
 import type { SupabaseClient } from '@supabase/supabase-js';
+import { REPORT_NOTE_MAX, type ReportReason } from '../protocol/rules.js';
 import { describeRefusal } from './refusals.js';
 import type { ChatRow } from './rows.js';
-
-/** Why a player is reported (the server accepts exactly these). */
-export const REPORT_REASONS = ['griefing', 'harassment', 'cheating', 'spam', 'other'] as const;
-/** One of {@link REPORT_REASONS}. */
-export type ReportReason = (typeof REPORT_REASONS)[number];
-/** Longest note a report carries. */
-export const REPORT_NOTE_MAX = 200;
 
 /** A muted wallet and the name it was muted under. */
 export interface Muted {

@@ -2,18 +2,14 @@
  * The other players a client believes in: wallets with a fresh presence row, each with its last
  * known position. A live pose is admitted only from such a wallet and only within the movement
  * budget from that position, the budget the server applies to presence rows
- * (game_private.movement_budget, supabase/migrations/20250201000300_earned_state.sql). Hosted
- * Supabase does not stamp broadcasts with their sender, so this is what stops a pose carrying
- * an invented or another wallet's id from walking a figure anywhere it could not walk.
+ * (protocol/movement.ts, `game_private.movement_budget`), with MOVE_SLACK_PX of slack: the
+ * server carries more to absorb heartbeats that arrive late, but poses are sent as the player
+ * walks. Hosted Supabase does not stamp broadcasts with their sender, so this is what stops a
+ * pose carrying an invented or another wallet's id from walking a figure anywhere it could not
+ * walk.
  */
+import { MOVE_PX_PER_MS, MOVE_SLACK_PX } from '../protocol/movement.js';
 
-/**
- * Pixels of movement allowed at once beyond the walking budget. The server carries up to 771 px to
- * absorb heartbeats that arrive late; poses are sent as the player walks, so 96 px is enough here.
- */
-export const MOVE_SLACK_PX = 96;
-/** Walking budget in pixels per ms: 3 px per 16 ms step (0.1875) plus the server's 20 % margin. */
-export const MOVE_PX_PER_MS = 0.225;
 /**
  * How late a presence row may arrive after a pose heard since: a row is the position of its
  * heartbeat, and under load it reaches the other players after the poses that followed it.

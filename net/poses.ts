@@ -20,9 +20,12 @@
  */
 import type { RealtimeChannel, SupabaseClient } from '@supabase/supabase-js';
 import { MAX_REMOTE_PLAYERS, type NetEvent } from '../components/network.js';
-import { walkVelocity } from '../components/pose.js';
+import type { Region } from '../protocol/geometry.js';
+import { walkVelocity } from '../protocol/movement.js';
+import { decodePose, encodePose, posesOfBatch, type PosePayload } from '../protocol/poses.js';
+import { BATCH_EVENT, POSE_EVENT, regionTopic } from '../protocol/topics.js';
 import type { Peers } from './peers.js';
-import { interestCentre, regionTopic, topicsAround, type Region } from './regions.js';
+import { interestCentre, topicsAround } from './regions.js';
 
 /** Steps between two keyframes while walking: 62 steps of 16 ms, about once a second. */
 export const POSE_KEYFRAME_STEPS = 62;
@@ -50,35 +53,14 @@ export interface Pose {
   isSwinging: boolean;
 }
 
-/**
- * The broadcast payload, short keys: at its step `n` the sender stood at (x, y) walking in
- * direction (dx, dy), facing `f`, swinging `s`; `t` is its clock in ms.
- */
-export interface PosePayload {
-  id: string;
-  x: number;
-  y: number;
-  dx: number;
-  dy: number;
-  n: number;
-  f: number;
-  s: boolean;
-  t: number;
-}
-
 /** The region channel options: private (authorised per topic), no echo, no acknowledgement, batches where the server makes them. */
 export const REGION_CHANNEL_CONFIG = { config: { private: true, broadcast: { self: false, ack: false, batch: true } } } as const;
 
-const isDirection = (v: unknown): v is number => v === -1 || v === 0 || v === 1;
-const isFiniteNumber = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
-
-/** The payload as a pose event, or null when it is not a well-formed pose. */
-export function parsePose(payload: unknown): Extract<NetEvent, { kind: 'playerPose' }> | null {
-  if (typeof payload !== 'object' || payload === null) return null;
-  const p = payload as Partial<PosePayload>;
-  if (typeof p.id !== 'string' || !isFiniteNumber(p.x) || !isFiniteNumber(p.y) || !isFiniteNumber(p.n) || !isFiniteNumber(p.t)) return null;
-  if (!isDirection(p.dx) || !isDirection(p.dy) || !isFiniteNumber(p.f) || typeof p.s !== 'boolean') return null;
-  return { kind: 'playerPose', id: p.id, x: p.x, y: p.y, dx: p.dx, dy: p.dy, seq: p.n, facing: p.f, moving: p.dx !== 0 || p.dy !== 0, swinging: p.s, t: p.t };
+/** The payload as a pose event, or null when it is not a well-formed pose (protocol/poses.ts). */
+function parsePose(payload: unknown): Extract<NetEvent, { kind: 'playerPose' }> | null {
+  const p = decodePose(payload);
+  if (!p) return null;
+  return { kind: 'playerPose', id: p.id, x: p.x, y: p.y, dx: p.dx, dy: p.dy, seq: p.seq, facing: p.facing, moving: p.dx !== 0 || p.dy !== 0, swinging: p.swinging, t: p.t };
 }
 
 /** What the pose receiver needs. */
@@ -126,11 +108,7 @@ export function createPoseReceiver(options: PoseReceiverOptions): PoseReceiver {
   return {
     receive,
     receiveBatch(payload) {
-      const events = typeof payload === 'object' && payload !== null ? (payload as { events?: unknown }).events : undefined;
-      if (!Array.isArray(events)) return;
-      for (const event of events) {
-        if (typeof event === 'object' && event !== null && (event as { event?: unknown }).event === 'pose') receive((event as { payload?: unknown }).payload);
-      }
+      for (const pose of posesOfBatch(payload)) receive(pose);
     },
     step() {
       passedThisStep = 0;
@@ -198,7 +176,7 @@ export function createPoseSender(playerId: string, now: () => number) {
       if (!changed && !keyframeDue(last!, n) && !strayed(pose, n)) return null;
       return {
         topic,
-        payload: { id: playerId, x: Math.round(pose.x), y: Math.round(pose.y), dx: direction.dx, dy: direction.dy, n, f, s: pose.isSwinging, t: now() },
+        payload: encodePose({ id: playerId, x: pose.x, y: pose.y, dx: direction.dx, dy: direction.dy, seq: n, facing: f, swinging: pose.isSwinging, t: now() }),
       };
     },
     /** Records that `payload` went out on `topic`. */
@@ -242,8 +220,8 @@ export function createPoseChannels(db: SupabaseClient, options: PoseOptions): Po
   function join(topic: string): void {
     const channel = db
       .channel(topic, REGION_CHANNEL_CONFIG)
-      .on('broadcast', { event: 'pose' }, ({ payload }) => receiver.receive(payload))
-      .on('broadcast', { event: 'batch' }, ({ payload }) => receiver.receiveBatch(payload))
+      .on('broadcast', { event: POSE_EVENT }, ({ payload }) => receiver.receive(payload))
+      .on('broadcast', { event: BATCH_EVENT }, ({ payload }) => receiver.receiveBatch(payload))
       .subscribe();
     channels.set(topic, channel);
   }
@@ -273,13 +251,13 @@ export function createPoseChannels(db: SupabaseClient, options: PoseOptions): Po
       // Sent on the centre's channel, not the region the player stands in: every client that can
       // see the player listens to it (net/regions.ts), and a walk to and fro over a border does
       // not switch channels (each switch is a pose to send).
-      const due = sender.due(pose, n, regionTopic(centre.rx, centre.ry));
+      const due = sender.due(pose, n, regionTopic(centre));
       if (!due) return;
       const channel = channels.get(due.topic);
       // Sending on a channel that is not joined would fall back to an HTTP request per pose;
       // the event stays due and goes out once the channel is joined.
       if (!channel || channel.state !== 'joined') return;
-      void channel.send({ type: 'broadcast', event: 'pose', payload: due.payload });
+      void channel.send({ type: 'broadcast', event: POSE_EVENT, payload: due.payload });
       sender.sent(due.topic, due.payload);
     },
     topics: () => [...channels.keys()],

@@ -6,7 +6,7 @@
  */
 import type { RealtimeChannel, SupabaseClient } from '@supabase/supabase-js';
 import type { NetEvent } from '../components/network.js';
-import { PRESENCE_STALE_MS } from './constants.js';
+import { PRESENCE_STALE_MS } from '../protocol/rules.js';
 import { createPeers, type Peers } from './peers.js';
 import { playerRowToEvent, type PlayerRow } from './rows.js';
 

@@ -12,12 +12,13 @@
  */
 import type { SupabaseClient } from '@supabase/supabase-js';
 import type { NetEvent } from '../components/network.js';
-import { PRESENCE_HEARTBEAT_MS } from './constants.js';
+import type { Region } from '../protocol/geometry.js';
+import { PRESENCE_HEARTBEAT_MS } from '../protocol/rules.js';
 import { createHeartbeat } from './heartbeat.js';
 import type { Peers } from './peers.js';
 import { createPresenceRows } from './presence-rows.js';
 import { everyPeriod } from './schedule.js';
-import { interestCentre, regionKeysAround, type Region } from './regions.js';
+import { interestCentre, regionKeysAround } from './regions.js';
 import type { LocalPlayerState } from './rows.js';
 
 /** What presence needs from its surroundings. */

@@ -5,6 +5,9 @@
 import { DEFAULT_APPEARANCE, HAIR_STYLES, SHIRT_STYLES, type Appearance } from '../components/appearance-types.js';
 import type { NetEvent } from '../components/network.js';
 
+/** The columns a block read asks for: the engine needs the type and owner of each tile, nothing else. */
+export const BLOCK_COLUMNS = 'x,y,block_type,player_id';
+
 /** A row of game_blocks. */
 export interface BlockRow {
   x: number;

@@ -5,6 +5,7 @@
  * outbox, so an action goes out in the step it was made.
  */
 import type { LocalAction } from '../components/network.js';
+import { COMBAT_HEARTBEAT_MS } from '../protocol/rules.js';
 import type { BlockSync } from './blocks.js';
 import type { OutboxSender } from './outbox.js';
 import { poseNumbering } from './pose-numbers.js';
@@ -14,11 +15,6 @@ import type { WorldEntry } from './session-entry.js';
 
 /** Fewest ms between two extra heartbeats sent when the player stops moving. */
 const STOP_HEARTBEAT_MS = 1000;
-/**
- * Heartbeat period while another player is within combat range in the PvP zone: the server
- * judges hits on presence rows with 250 ms of movement allowance (20250201000400_position_bound.sql).
- */
-export const COMBAT_HEARTBEAT_MS = 250;
 
 /** What the sync reads each step. */
 export interface SyncOptions {

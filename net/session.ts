@@ -11,8 +11,9 @@
  * leaving on page close (page-close.ts).
  */
 import type { SupabaseClient } from '@supabase/supabase-js';
-import { STEP_MS, TILE_SIZE } from '../components/constants.js';
 import type { NetQueues } from '../components/network.js';
+import { TILE_SIZE } from '../protocol/geometry.js';
+import { STEP_MS } from '../protocol/movement.js';
 import type { ClaimsFollower } from './claims.js';
 import { minimapPlayersFromBlocks, type MinimapPlayer } from './minimap.js';
 import { createOutboxSender } from './outbox.js';

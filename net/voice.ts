@@ -4,7 +4,7 @@
  * online, at the volume the law of hearing gives (volumeAtOffset, components/sounds.ts).
  */
 import type { RealtimeChannel, SupabaseClient } from '@supabase/supabase-js';
-import { TILE_SIZE } from '../components/constants.js';
+import { TILE_SIZE } from '../protocol/geometry.js';
 import { volumeAtOffset } from '../components/sounds.js';
 import type { VoiceRow } from './rows.js';
 

@@ -1,8 +1,8 @@
 import type { GameCommand } from '../components/hud.js';
 import { writeLook } from '../components/appearance.js';
-import { NAME_MAX_LENGTH } from '../components/constants.js';
 import { clickInventorySlot, selectHotbar } from '../components/inventory.js';
 import type { GameWorld } from '../components/world.js';
+import { NAME_MAX_LENGTH } from '../protocol/rules.js';
 import { restoreBlocks } from './apply-builds.js';
 
 function apply(world: GameWorld, cmd: GameCommand): void {

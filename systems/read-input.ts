@@ -1,12 +1,10 @@
-import { PLAYER_SPEED } from '../components/constants.js';
 import { KEY } from '../components/input.js';
 import { selectHotbar } from '../components/inventory.js';
 import { startSwing } from '../components/players.js';
 import { setVelocity } from '../components/transform.js';
 import { pushSound } from '../components/sounds.js';
 import type { GameWorld } from '../components/world.js';
-
-const DIAGONAL = PLAYER_SPEED * Math.SQRT1_2;
+import { walkVelocity } from '../protocol/movement.js';
 
 /** Turns held keys into the local player's velocity, moving flag and facing, applies keys 1-8, and starts a swing on Space. */
 export function readInput(world: GameWorld): void {
@@ -25,8 +23,8 @@ export function readInput(world: GameWorld): void {
   const held = input.held;
   const dx = (held & KEY.right ? 1 : 0) - (held & KEY.left ? 1 : 0);
   const dy = (held & KEY.down ? 1 : 0) - (held & KEY.up ? 1 : 0);
-  const speed = dx !== 0 && dy !== 0 ? DIAGONAL : PLAYER_SPEED;
-  setVelocity(world.transform, eid, dx * speed, dy * speed);
+  const { vx, vy } = walkVelocity(dx, dy);
+  setVelocity(world.transform, eid, vx, vy);
   world.motion.moving[eid] = dx !== 0 || dy !== 0 ? 1 : 0;
   if (dx !== 0) world.motion.facing[eid] = dx;
   if (swing && startSwing(world, eid)) pushSound(world, 'swing');

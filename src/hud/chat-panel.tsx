@@ -6,9 +6,7 @@ import { chatMessagesAtom, onlineCountAtom, type ChatMessage } from '../state/so
 import { MutedList } from './muted-list.js';
 import { getGameServices, type Sender } from '../state/services.js';
 import { chatProblem, stripInvisible } from '../../components/text.js';
-
-/** The longest chat message (docs/game-rules.md §9). */
-export const CHAT_MAX_LENGTH = 200;
+import { CHAT_MAX_LENGTH } from '../../protocol/rules.js';
 
 /** Props of the chat and voice panels. */
 export interface SocialPanelProps {

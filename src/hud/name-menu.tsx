@@ -1,6 +1,6 @@
 import { useAtom, useAtomValue } from 'jotai';
 import { useState, type FormEvent, type KeyboardEvent } from 'react';
-import { REPORT_NOTE_MAX, REPORT_REASONS, type ReportReason } from '../../net/moderation.js';
+import { REPORT_NOTE_MAX, REPORT_REASONS, type ReportReason } from '../../protocol/rules.js';
 import { getModeration, mutedWalletsAtom, nameMenuAtom } from '../state/moderation-atoms.js';
 import { showToast } from '../state/toasts.js';
 

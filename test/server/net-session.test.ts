@@ -5,7 +5,8 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { NetEvent } from '../../components/network.js';
-import { regionOf, regionTopic } from '../../net/regions.js';
+import { regionOf } from '../../protocol/geometry.js';
+import { regionTopic } from '../../protocol/topics.js';
 import { startHeadlessPlayer, type HeadlessPlayer } from '../support/headless-player.js';
 import { signInPlayer, startTestServer, type TestServer } from '../support/harness.js';
 import { sleep, waitFor } from '../support/wait.js';
@@ -133,7 +134,7 @@ test('a walk is heard as pose events with the sender\'s clock, the last where th
 test('a pose naming another wallet far from where it stands, or a wallet without presence, is not passed on', async ({ server, ann, bob }) => {
   const carol = await signInPlayer(server);
   const { rx, ry } = regionOf(ann.pose.x, ann.pose.y);
-  const topic = regionTopic(rx, ry);
+  const topic = regionTopic({ rx, ry });
   const channel = carol.client.channel(topic, { config: { private: true, broadcast: { self: false, ack: true } } });
   await new Promise<void>((resolve) => channel.subscribe(() => resolve()));
   const before = bob.events.length;

@@ -8,8 +8,8 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type pg from 'pg';
-import { BLOCK_TYPES } from '../../components/blocks.js';
-import { CHUNK_TILES, regionName, regionOfTile } from '../../net/chunks.js';
+import { CHUNK_TILES, regionName, regionOfTile } from '../../protocol/geometry.js';
+import { BLOCK_TYPES } from '../../protocol/rules.js';
 import { connectAsOperator } from '../support/server.js';
 import { sleep, waitFor } from '../support/wait.js';
 import { signInPlayer, startTestServer, type TestServer } from '../support/harness.js';

@@ -5,9 +5,9 @@
  * benchmark.
  */
 import { DEFAULT_APPEARANCE } from '../../components/appearance-types.js';
-import { STEP_MS } from '../../components/constants.js';
 import type { NetEvent, NetQueues } from '../../components/network.js';
 import { startSession, type Session } from '../../net/session.js';
+import { STEP_MS } from '../../protocol/movement.js';
 import { spendSteps } from '../../systems/loop.js';
 import type { TestPlayer, TestServer } from './harness.js';
 

@@ -7,6 +7,7 @@ import { paintBlockSheet } from '../../systems/draw/block-sprites.js';
 import { CHUNK_PX, createChunkCache, renderedChunk } from '../../systems/draw/chunk-cache.js';
 import { paintTerrainSheet } from '../../systems/draw/terrain-sprites.js';
 import { createTileStore } from '../../components/tiles.js';
+import { TILE_SIZE } from '../../protocol/geometry.js';
 
 declare global {
   interface Window {
@@ -25,17 +26,17 @@ const makeSurface = (width: number, height: number) => {
 window.paintTerrain = (tx0, ty0, w, h, seed) => {
   const cache = createChunkCache(makeSurface, paintTerrainSheet(makeSurface), paintBlockSheet(makeSurface));
   const store = createTileStore();
-  const canvas = makeSurface(w * 32, h * 32);
+  const canvas = makeSurface(w * TILE_SIZE, h * TILE_SIZE);
   canvas.id = 'terrain';
   document.body.append(canvas);
   const ctx = canvas.getContext('2d')!;
   ctx.imageSmoothingEnabled = false;
-  const x0 = tx0 * 32;
-  const y0 = ty0 * 32;
-  for (let cy = Math.floor(y0 / CHUNK_PX); cy * CHUNK_PX < y0 + h * 32; cy++) {
-    for (let cx = Math.floor(x0 / CHUNK_PX); cx * CHUNK_PX < x0 + w * 32; cx++) {
+  const x0 = tx0 * TILE_SIZE;
+  const y0 = ty0 * TILE_SIZE;
+  for (let cy = Math.floor(y0 / CHUNK_PX); cy * CHUNK_PX < y0 + h * TILE_SIZE; cy++) {
+    for (let cx = Math.floor(x0 / CHUNK_PX); cx * CHUNK_PX < x0 + w * TILE_SIZE; cx++) {
       ctx.drawImage(renderedChunk(cache, store, cx, cy, seed).surface as HTMLCanvasElement, cx * CHUNK_PX - x0, cy * CHUNK_PX - y0);
     }
   }
-  return Array.from(ctx.getImageData(0, 0, w * 32, h * 32).data);
+  return Array.from(ctx.getImageData(0, 0, w * TILE_SIZE, h * TILE_SIZE).data);
 };

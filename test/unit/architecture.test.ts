@@ -13,7 +13,7 @@ import {
 } from '../support/architecture.js';
 
 /** The folders whose modules are checked (with every repository module they import). */
-const CHECKED_FOLDERS = ['components', 'systems', 'net', 'src', 'server', 'bench', 'test/support'];
+const CHECKED_FOLDERS = ['protocol', 'components', 'systems', 'net', 'src', 'server', 'bench', 'test/support'];
 
 /** The longest a function in {@link LENGTH_CHECKED} may be without a `// Long because:` reason. */
 const MAX_FUNCTION_LINES = 80;
@@ -29,18 +29,20 @@ const NOT_STEP_SYSTEMS = ['systems/pipeline.ts', 'systems/loop.ts'];
 
 /**
  * What each folder may import from the repository: the layers point one way,
- * `src -> systems, net -> components`, and the server stands apart (see {@link serverMayImport}).
- * Nothing in the product imports from test/ or bench/; benchmarks and fixtures take their
- * fixtures from test/support/ only, never from a suite's folder.
+ * `src -> systems, net -> components -> protocol`, and the server stands apart (see
+ * {@link serverMayImport}) on the protocol too. The protocol, the contract every part shares,
+ * imports nothing else. Nothing in the product imports from test/ or bench/; benchmarks and
+ * fixtures take their fixtures from test/support/ only, never from a suite's folder.
  */
 const MAY_IMPORT: Record<string, readonly string[]> = {
-  components: ['components'],
-  systems: ['systems', 'components'],
-  net: ['net', 'components'],
-  src: ['src', 'systems', 'net', 'components'],
-  server: ['server'],
-  bench: ['bench', 'test/support', 'src', 'systems', 'net', 'components', 'server'],
-  'test/support': ['test/support', 'src', 'systems', 'net', 'components', 'server'],
+  protocol: ['protocol'],
+  components: ['components', 'protocol'],
+  systems: ['systems', 'components', 'protocol'],
+  net: ['net', 'components', 'protocol'],
+  src: ['src', 'systems', 'net', 'components', 'protocol'],
+  server: ['server', 'protocol'],
+  bench: ['bench', 'test/support', 'src', 'systems', 'net', 'components', 'protocol', 'server'],
+  'test/support': ['test/support', 'src', 'systems', 'net', 'components', 'protocol', 'server'],
 };
 
 /** An offence found: where it is, and what it is. */
@@ -127,7 +129,7 @@ test('no module imports itself through others, type-only imports included', () =
   assertNone(cycleOffences(edges));
 });
 
-test('layers point one way: components <- systems, net <- src; the server takes only pure constants and types from components; nothing in the product imports test/ or bench/, and fixtures come from test/support', () => {
+test('layers point one way: protocol <- components <- systems, net <- src; the server takes the protocol and only pure constants and types from components; nothing in the product imports test/ or bench/, and fixtures come from test/support', () => {
   assertNone(layerOffences(edges));
 });
 
@@ -170,8 +172,8 @@ test('a module of systems/ the pipeline does not run, and drawing the pipeline r
   ]);
 });
 
-test('every export of the product (components, systems, net, src, server) has JSDoc', () => {
-  const files = sourceFiles(['components', 'systems', 'net', 'src', 'server']);
+test('every export of the product (protocol, components, systems, net, src, server) has JSDoc', () => {
+  const files = sourceFiles(['protocol', 'components', 'systems', 'net', 'src', 'server']);
   assertNone(files.flatMap((file) => undocumentedExports(parseModule(file)).map((where) => ({ where }))));
 });
 

@@ -1,12 +1,10 @@
 import { useAtomValue } from 'jotai';
 import { useState, type FormEvent } from 'react';
 import { normaliseName } from '../../../components/text.js';
+import { NAME_MAX_LENGTH } from '../../../protocol/rules.js';
 import { publicKeyAtom } from '../../state/wallet-atoms.js';
 import { saveUsername } from '../../wallet/session.js';
 import { nameRefusal } from './name-check.js';
-
-/** The longest player name (docs/game-rules.md §9). */
-export const NAME_MAX_LENGTH = 20;
 
 /** Props of {@link NameEntry}. */
 export interface NameEntryProps {

@@ -1,8 +1,9 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { parseBlockChanges } from '../../../net/block-changes.js';
-import { blocksTopic, chunkOfTile, chunksAround, chunkTiles, regionOfChunk, regionOfTile } from '../../../net/chunks.js';
-import { regionOf } from '../../../net/regions.js';
+import { chunksAround, chunkTiles, regionOfChunk } from '../../../net/chunks.js';
+import { decodeBlockChanges } from '../../../protocol/block-changes.js';
+import { chunkOfTile, regionOf, regionOfTile } from '../../../protocol/geometry.js';
+import { blocksTopic } from '../../../protocol/topics.js';
 
 test('a tile lies in the chunk of its 16-tile square, negative tiles included', () => {
   assert.equal(chunkOfTile(0, 15), { cx: 0, cy: 0 });
@@ -44,14 +45,14 @@ test('the chunks around a view come in view first, nearest first, then the margi
 
 test('a blocks payload is read entry by entry; malformed entries are skipped', () => {
   assert.equal(
-    parseBlockChanges({ c: [[1, 2], [1.5, 2], 'x'], s: [[3, 4, 'stone', 'w'], [3, 4, 5, 'w'], [3, 'y', 'stone', 'w']], id: 'u' }),
+    decodeBlockChanges({ c: [[1, 2], [1.5, 2], 'x'], s: [[3, 4, 'stone', 'w'], [3, 4, 5, 'w'], [3, 'y', 'stone', 'w']], id: 'u' }),
     [
       { x: 1, y: 2, blockType: null, owner: '' },
       { x: 3, y: 4, blockType: 'stone', owner: 'w' },
     ],
   );
-  assert.equal(parseBlockChanges(null), []);
-  assert.equal(parseBlockChanges({ c: 'no' }), []);
+  assert.equal(decodeBlockChanges(null), []);
+  assert.equal(decodeBlockChanges({ c: 'no' }), []);
 });
 
 test.run();

@@ -1,19 +1,19 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { overlaps, regionsRect } from '../../../net/claims-area.js';
-import { parseClaimChanges } from '../../../net/claims-rows.js';
-import { regionOfTile } from '../../../net/chunks.js';
+import { decodeClaimChanges } from '../../../protocol/claim-changes.js';
+import { regionOfTile } from '../../../protocol/geometry.js';
 
 const row = { id: 'c1', owner_id: 'w1', owner_name: 'Ann', x1: 4, y1: -3, x2: 10, y2: 3 };
 
 test('a claims message is read as the database sends it; the message id and malformed entries are dropped', () => {
-  assert.equal(parseClaimChanges({ id: 'm1', made: [row, { ...row, x1: 'four' }, null] }), { made: [row], gone: [], trusted: [], untrusted: [] });
-  assert.equal(parseClaimChanges({ gone: [{ ...row, extra: true }] }).gone, [row]);
+  assert.equal(decodeClaimChanges({ id: 'm1', made: [row, { ...row, x1: 'four' }, null] }), { made: [row], gone: [], trusted: [], untrusted: [] });
+  assert.equal(decodeClaimChanges({ gone: [{ ...row, extra: true }] }).gone, [row]);
   assert.equal(
-    parseClaimChanges({ trusted: [{ claim_id: 'c1', player_id: 'w2' }, { claim_id: 'c1' }], untrusted: [{ claim_id: 'c1', player_id: 'w3', x: 1 }] }),
+    decodeClaimChanges({ trusted: [{ claim_id: 'c1', player_id: 'w2' }, { claim_id: 'c1' }], untrusted: [{ claim_id: 'c1', player_id: 'w3', x: 1 }] }),
     { made: [], gone: [], trusted: [{ claim_id: 'c1', player_id: 'w2' }], untrusted: [{ claim_id: 'c1', player_id: 'w3' }] },
   );
-  for (const junk of [null, 'made', 7, [], { made: 'all' }]) assert.equal(parseClaimChanges(junk), { made: [], gone: [], trusted: [], untrusted: [] });
+  for (const junk of [null, 'made', 7, [], { made: 'all' }]) assert.equal(decodeClaimChanges(junk), { made: [], gone: [], trusted: [], untrusted: [] });
 });
 
 test('the rectangle of joined regions covers their tiles and nothing outside their span', () => {

@@ -6,7 +6,8 @@ import { findPlayer, spawnLocalPlayer } from '../../../components/players.js';
 import { xOf, yOf } from '../../../components/transform.js';
 import { createGameWorld } from '../../../components/world.js';
 import { createPeers } from '../../../net/peers.js';
-import { createPoseReceiver, createPoseSender, type Pose, type PosePayload } from '../../../net/poses.js';
+import { createPoseReceiver, createPoseSender, type Pose } from '../../../net/poses.js';
+import type { PosePayload } from '../../../protocol/poses.js';
 import { step } from '../../../systems/pipeline.js';
 
 /** Steps Alpha walks east at 3 px a step before it stops at x = 300. */

@@ -1,11 +1,12 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { DEFAULT_APPEARANCE } from '../../../components/appearance-types.js';
-import { interestCentre, regionOf, topicsAround, type Region } from '../../../net/regions.js';
+import { interestCentre, topicsAround } from '../../../net/regions.js';
 import { localPlayerToRow, playerRowToEvent, readAppearance } from '../../../net/rows.js';
 import { proximityVolume } from '../../../components/sounds.js';
 import { clipVolume } from '../../../net/voice.js';
 import { describeRefusal } from '../../../net/refusals.js';
+import { regionOf, type Region } from '../../../protocol/geometry.js';
 
 test('regions are 1024 px squares centred on spawn and the 3x3 around a player starts with its own', () => {
   assert.equal(regionOf(0, 0), { rx: 0, ry: 0 });
