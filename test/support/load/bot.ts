@@ -5,32 +5,26 @@
  * combat and voice channels, the presence heartbeat every 5 s and the presence channel of its
  * 3x3 regions, the private `region:rx:ry` pose channels of its interest centre, the block
  * regions and chunk reads (bot-blocks.ts), the claims, online-count and removed-block reads, and
- * poses made by net/'s own pose sender. It walks as the engine walks a player (3 px a step,
- * diagonals as fast), turning at random and at the edges of its box, so the movement rule never
- * refuses it. It has no timer: the fleet calls {@link Bot.step} once per 16 ms step.
+ * poses decided as net/'s pose sender decides them (pose-sender.ts). It walks as the engine walks
+ * a player (3 px a step, diagonals as fast; walker.ts), turning at random and at the edges of its
+ * box, so the movement rule never refuses it. A refused join is made again (socket.ts). It has no
+ * timer: the fleet calls {@link Bot.step} once per 16 ms step.
  */
 import { STEP_MS, TILE_SIZE } from '../../../components/constants.js';
-import { walkVelocity } from '../../../components/pose.js';
 import { claimsArea, nearEdge, regionsRect } from '../../../net/claims-area.js';
 import { CLAIMS_CHECK_MS, REGION_READ_GATHER_MS } from '../../../net/claims.js';
 import { ONLINE_REFRESH_MS, PRESENCE_HEARTBEAT_MS, RESTORE_CHECK_MS, RESTORE_REFRESH_MS } from '../../../net/constants.js';
-import { createPoseSender, REGION_CHANNEL_CONFIG, type Pose } from '../../../net/poses.js';
+import { REGION_CHANNEL_CONFIG, type Pose } from '../../../net/poses.js';
 import { interestCentre, regionKeysAround, regionTopic, topicsAround, type Region } from '../../../net/regions.js';
 import { BotBlocks } from './bot-blocks.js';
+import { PoseSender } from './pose-sender.js';
 import type { LoadFigures } from './figures.js';
 import * as q from './queries.js';
 import { restRequest, type RestTarget } from './rest.js';
 import type { BotIdentity } from './sign-in.js';
 import { BotSocket, type BotChannel } from './socket.js';
+import { stepWalker, type Box, type Walking } from './walker.js';
 import type { ChangeBinding, ReceivedBroadcast } from './wire.js';
-
-/** A rectangle of pixels a walker stays in. */
-export interface Box {
-  left: number;
-  top: number;
-  right: number;
-  bottom: number;
-}
 
 /** What the fleet shares with its bots. */
 export interface BotWorld extends RestTarget {
@@ -55,10 +49,6 @@ export interface BotPlan {
   chatEveryMs: number;
 }
 
-/** Pixels a step along an axis, and along each axis of a diagonal (components/pose.ts). */
-const STRAIGHT_SPEED = walkVelocity(1, 0).vx;
-const DIAGONAL_SPEED = walkVelocity(1, 1).vx;
-
 /** Whether a payload carries a pose's sender and clock. */
 interface HeardPose {
   id?: unknown;
@@ -70,20 +60,19 @@ export class Bot {
   readonly socket: BotSocket;
   /** The pose as the engine would hand it to net/poses.ts. */
   readonly pose: Pose;
-  private dx = 1;
-  private dy = 0;
-  private nextTurn = 0;
+  private readonly walking: Walking = { x: 0, y: 0, facing: 1, dx: 1, dy: 0, nextTurn: 0 };
   /** When it starts walking (ms since the epoch; Infinity: standing). */
   walkFrom = Infinity;
   private wasMoving = false;
   private lastStopBeat = -Infinity;
-  private readonly sender;
+  private readonly sender: PoseSender;
   private readonly blocks: BotBlocks;
   private steps = 0;
   private poseBase = 0;
   private inWorld = false;
   private started = false;
   private poseCentre: Region | null = null;
+  private centreTopic = '';
   private presenceCentre: Region | null = null;
   private readonly regions = new Map<string, BotChannel>();
   private presence: BotChannel | null = null;
@@ -107,7 +96,7 @@ export class Bot {
 
   constructor(private readonly world: BotWorld, readonly identity: BotIdentity, readonly plan: BotPlan) {
     this.pose = { x: plan.start.x, y: plan.start.y, facing: 1, moving: false, isSwinging: false };
-    this.sender = createPoseSender(identity.address, Date.now);
+    this.sender = new PoseSender(identity.address);
     this.socket = new BotSocket(world.url, world.anonKey, world.figures, {
       joined: (channel) => this.joined(channel),
       broadcast: (message) => this.hear(message),
@@ -177,7 +166,7 @@ export class Bot {
     else pose.moving = false;
     this.blocks.follow(pose.x, pose.y, now);
     this.followPresence();
-    if (this.inWorld) this.sendPose();
+    if (this.inWorld) this.sendPose(now);
     if (this.wasMoving && !pose.moving && now - this.lastStopBeat >= 1000) {
       this.lastStopBeat = now;
       void this.heartbeat();
@@ -198,31 +187,26 @@ export class Bot {
     this.socket.close();
   }
 
-  /** Moves 3 px as the engine moves a walking player, turning every 1-3 s and at the box's edges. */
+  /** Moves one step as the engine moves a walking player (walker.ts). */
   private walk(now: number): void {
     const pose = this.pose;
-    if (now >= this.nextTurn) {
-      const angle = (Math.floor(Math.random() * 8) * Math.PI) / 4;
-      this.dx = Math.round(Math.cos(angle));
-      this.dy = Math.round(Math.sin(angle));
-      this.nextTurn = now + 1000 + Math.random() * 2000;
-    }
-    const { left, top, right, bottom } = this.plan.box;
-    const speed = this.dx !== 0 && this.dy !== 0 ? DIAGONAL_SPEED : STRAIGHT_SPEED;
-    if (pose.x + this.dx * speed < left || pose.x + this.dx * speed > right) this.dx = -this.dx;
-    if (pose.y + this.dy * speed < top || pose.y + this.dy * speed > bottom) this.dy = -this.dy;
-    pose.x += this.dx * speed;
-    pose.y += this.dy * speed;
-    pose.facing = this.dx < 0 ? -1 : 1;
+    const walking = this.walking;
+    walking.x = pose.x;
+    walking.y = pose.y;
+    stepWalker(walking, this.plan.box, now);
+    pose.x = walking.x;
+    pose.y = walking.y;
+    pose.facing = walking.facing;
     pose.moving = true;
   }
 
   /** net/poses.ts `update`: follows the interest centre's 3x3 channels and sends the pose that is due on the centre's. */
-  private sendPose(): void {
+  private sendPose(now: number): void {
     const pose = this.pose;
     const centre = interestCentre(this.poseCentre, pose.x, pose.y);
     if (centre !== this.poseCentre) {
       this.poseCentre = centre;
+      this.centreTopic = regionTopic(centre.rx, centre.ry);
       const wanted = new Set(topicsAround(centre));
       for (const [topic, channel] of this.regions) {
         if (!wanted.has(topic)) {
@@ -232,12 +216,14 @@ export class Bot {
       }
       for (const topic of wanted) if (!this.regions.has(topic)) this.regions.set(topic, this.socket.join(topic, REGION_CHANNEL_CONFIG.config, [], this.identity.accessToken));
     }
-    const due = this.sender.due(pose, this.poseBase + this.steps - 1, regionTopic(centre.rx, centre.ry));
-    if (!due) return;
-    const channel = this.regions.get(due.topic);
+    const topic = this.centreTopic;
+    const payload = this.sender.due(pose.x, pose.y, pose.facing, pose.moving, pose.isSwinging, this.poseBase + this.steps - 1, topic, now);
+    if (payload === null) return;
+    const channel = this.regions.get(topic);
+    // As net/poses.ts: never sent on a channel not joined (it stays due until it is).
     if (!channel?.joined) return;
-    this.socket.broadcast(channel, 'pose', JSON.stringify(due.payload));
-    this.sender.sent(due.topic, due.payload);
+    this.socket.broadcast(channel, 'pose', payload);
+    this.sender.sent();
     if (this.world.figures.recording) this.world.figures.posesSent++;
   }
 

@@ -58,7 +58,7 @@ export interface RestAnswer {
 
 /**
  * Sends one request; counts the answer's bytes and, for a status of 400 or more, a refusal
- * `rest <status> <code> <table>` (a network failure: `rest failed <table>`).
+ * `rest <status> <code> <table>` (a network failure: `rest failed <table> <error code>`).
  */
 export async function restRequest(target: RestTarget, token: string, table: string, query: Query, call: RestCall = {}): Promise<RestAnswer> {
   const { figures } = target;
@@ -72,8 +72,8 @@ export async function restRequest(target: RestTarget, token: string, table: stri
     if (figures.recording) figures.bytes += Buffer.byteLength(text);
     if (response.status >= 400) figures.refuse(`rest ${response.status} ${codeOf(text)} ${table}`);
     return { status: response.status, text };
-  } catch {
-    figures.refuse(`rest failed ${table}`);
+  } catch (error) {
+    figures.refuse(`rest failed ${table} ${String((error as { cause?: { code?: unknown } }).cause?.code ?? (error as Error).message)}`);
     return { status: 0, text: '' };
   }
 }

@@ -1,7 +1,8 @@
 /**
  * One bot's raw Realtime websocket: Phoenix vsn 2.0.0 as realtime-js speaks it (wire.ts), with
  * channels joined and left by topic, broadcasts pushed as binary frames, and what arrives handed
- * to the bot. No timers: the fleet's tick calls {@link BotSocket.tick} for the socket heartbeat.
+ * to the bot; a refused join is made again after realtime-js's waits. No timers: the fleet's tick
+ * calls {@link BotSocket.tick} for the socket heartbeat and the rejoins.
  */
 import WebSocket from 'ws';
 import type { LoadFigures } from './figures.js';
@@ -12,6 +13,17 @@ export interface BotChannel {
   topic: string;
   joinRef: string;
   joined: boolean;
+  /** The join's payload, sent again on a rejoin. */
+  payload: string;
+  /** Refused joins in a row. */
+  tries: number;
+  /** When it joins again after a refusal (ms since the epoch; 0: not waiting). */
+  rejoinAt: number;
+}
+
+/** Wait before joining again after the `tries`-th refused join, as realtime-js's channels wait. */
+export function rejoinAfterMs(tries: number): number {
+  return [1000, 2000, 5000][tries - 1] ?? 10_000;
 }
 
 /** What the socket tells its bot. */
@@ -34,6 +46,8 @@ export class BotSocket {
   /** Channels by wire topic. */
   private readonly channels = new Map<string, BotChannel>();
   private nextHeartbeat = 0;
+  /** Channels waiting to join again. */
+  private rejoins: BotChannel[] = [];
   /** Resolves once the socket is open. */
   readonly opened: Promise<void>;
 
@@ -55,11 +69,16 @@ export class BotSocket {
 
   /** Joins `topic` with `config` and `bindings`, signed with `accessToken`. */
   join(topic: string, config: ChannelConfig, bindings: readonly ChangeBinding[], accessToken: string): BotChannel {
-    const ref = String(++this.ref);
-    const channel: BotChannel = { topic, joinRef: ref, joined: false };
+    const channel: BotChannel = { topic, joinRef: '', joined: false, payload: joinPayload(config, bindings, accessToken), tries: 0, rejoinAt: 0 };
     this.channels.set(wireTopic(topic), channel);
-    this.send(textFrame(ref, ref, wireTopic(topic), 'phx_join', joinPayload(config, bindings, accessToken)));
+    this.sendJoin(channel);
     return channel;
+  }
+
+  private sendJoin(channel: BotChannel): void {
+    const ref = String(++this.ref);
+    channel.joinRef = ref;
+    this.send(textFrame(ref, ref, wireTopic(channel.topic), 'phx_join', channel.payload));
   }
 
   /** Leaves `channel` (a no-op for a channel already replaced on its topic). */
@@ -74,13 +93,27 @@ export class BotSocket {
     this.send(broadcastPush(channel.joinRef, String(++this.ref), wireTopic(channel.topic), event, payloadJson));
   }
 
-  /** Sends the socket heartbeat when due (every SOCKET_HEARTBEAT_MS from the first call). */
+  /** Sends the socket heartbeat when due (every SOCKET_HEARTBEAT_MS from the first call) and the rejoins that are due. */
   tick(now: number): void {
+    if (this.rejoins.length > 0) this.rejoinDue(now);
     if (this.nextHeartbeat === 0) this.nextHeartbeat = now + SOCKET_HEARTBEAT_MS;
     else if (now >= this.nextHeartbeat) {
       this.nextHeartbeat += SOCKET_HEARTBEAT_MS;
       this.send(textFrame(null, String(++this.ref), 'phoenix', 'heartbeat', '{}'));
     }
+  }
+
+  private rejoinDue(now: number): void {
+    const waiting: BotChannel[] = [];
+    for (const channel of this.rejoins) {
+      // A channel left or replaced meanwhile is not joined again.
+      if (this.channels.get(wireTopic(channel.topic)) !== channel) continue;
+      if (now >= channel.rejoinAt) {
+        channel.rejoinAt = 0;
+        this.sendJoin(channel);
+      } else waiting.push(channel);
+    }
+    this.rejoins = waiting;
   }
 
   /** Closes the socket. */
@@ -106,8 +139,13 @@ export class BotSocket {
       if (!channel || channel.joinRef !== joinRef || channel.joined) return;
       if (payload.status === 'ok') {
         channel.joined = true;
+        channel.tries = 0;
         this.listener.joined(channel);
-      } else figures.refuse(`join ${String((payload.response as { reason?: unknown } | undefined)?.reason ?? payload.status)}`);
+        return;
+      }
+      figures.refuse(`join ${String((payload.response as { reason?: unknown } | undefined)?.reason ?? payload.status)}`);
+      channel.rejoinAt = Date.now() + rejoinAfterMs(++channel.tries);
+      this.rejoins.push(channel);
     } else if (event === 'system') {
       if (payload.status !== 'ok') figures.refuse(`system ${String(payload.message)}`);
     } else if (event === 'phx_close' || event === 'phx_error') {
