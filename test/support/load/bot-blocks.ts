@@ -7,7 +7,7 @@
 import { TILE_SIZE } from '../../../components/constants.js';
 import { CHUNK_MARGIN_PX, MAX_CHUNK_READS } from '../../../net/block-chunks.js';
 import { DEFAULT_VIEW, REGION_KEEP_PX } from '../../../net/blocks.js';
-import { blocksTopic, chunkName, chunksAround, regionName, regionOfChunk, regionTiles, type ChunkCoords } from '../../../net/chunks.js';
+import { blocksTopic, CHUNK_TILES, chunkName, chunksAround, regionName, regionOfChunk, regionTiles, type ChunkCoords } from '../../../net/chunks.js';
 import type { Region } from '../../../net/regions.js';
 import { chunkRequest, type GameRequest } from './queries.js';
 import type { BotChannel } from './socket.js';
@@ -28,6 +28,11 @@ export interface BotBlocksHost {
 interface HeldRegion {
   region: Region;
   channel: BotChannel;
+  /** The region's pixels, [x0, x1) x [y0, y1). */
+  x0: number;
+  y0: number;
+  x1: number;
+  y1: number;
 }
 
 interface ChunkState {
@@ -38,11 +43,17 @@ interface ChunkState {
   retryAt: number;
 }
 
-/** Whether `region` meets the rectangle of pixels [x0, x1) x [y0, y1) (as net/blocks.ts decides). */
-function regionMeets(region: Region, x0: number, y0: number, x1: number, y1: number): boolean {
-  const tiles = regionTiles(region);
-  return tiles.x0 * TILE_SIZE < x1 && tiles.x1 * TILE_SIZE > x0 && tiles.y0 * TILE_SIZE < y1 && tiles.y1 * TILE_SIZE > y0;
+/** Whether `held` meets the rectangle of pixels [x0, x1) x [y0, y1) (as net/blocks.ts decides). */
+function regionMeets(held: HeldRegion, x0: number, y0: number, x1: number, y1: number): boolean {
+  return held.x0 < x1 && held.x1 > x0 && held.y0 < y1 && held.y1 > y0;
 }
+
+/** Pixels of a chunk's edge. */
+const CHUNK_PX = CHUNK_TILES * TILE_SIZE;
+const HALF_WIDTH = DEFAULT_VIEW.width / 2;
+const HALF_HEIGHT = DEFAULT_VIEW.height / 2;
+/** How far beyond the view's edges a region is kept (net/blocks.ts). */
+const KEEP_PX = CHUNK_MARGIN_PX + REGION_KEEP_PX;
 
 /** The block regions and chunks of one bot. */
 export class BotBlocks {
@@ -52,13 +63,22 @@ export class BotBlocks {
   private around: ChunkCoords[] = [];
   private reads = 0;
   private tileX = NaN;
+  /** The chunk bounds of `around`: cx0, cx1, cy0, cy1. */
+  private bounds = [NaN, NaN, NaN, NaN];
+  /** A region was left since `around` was made: its chunks must be wanted again if still around. */
+  private dropped = false;
+  /** Every chunk around is read (or being read): nothing to pump until something changes. */
+  private settled = false;
   private tileY = NaN;
   /** When a failed read may be tried again (0: none waits). */
   private retryDue = 0;
 
   constructor(private readonly host: BotBlocksHost) {}
 
-  /** Called each step with the bot's position (pixels): on a new tile, follows its regions and chunks. */
+  /**
+   * Called each step with the bot's position (pixels): on a new tile, leaves the regions gone out
+   * of reach; when the chunks around change, joins their regions; reads what is due.
+   */
   follow(x: number, y: number, now: number): void {
     const tx = Math.floor(x / TILE_SIZE);
     const ty = Math.floor(y / TILE_SIZE);
@@ -68,22 +88,36 @@ export class BotBlocks {
     }
     this.tileX = tx;
     this.tileY = ty;
-    const halfWidth = DEFAULT_VIEW.width / 2;
-    const halfHeight = DEFAULT_VIEW.height / 2;
-    const keep = CHUNK_MARGIN_PX + REGION_KEEP_PX;
     for (const [topic, held] of this.regions) {
-      if (!regionMeets(held.region, x - halfWidth - keep, y - halfHeight - keep, x + halfWidth + keep, y + halfHeight + keep)) this.drop(topic, held);
+      if (!regionMeets(held, x - HALF_WIDTH - KEEP_PX, y - HALF_HEIGHT - KEEP_PX, x + HALF_WIDTH + KEEP_PX, y + HALF_HEIGHT + KEEP_PX)) this.drop(topic, held);
     }
-    this.around = chunksAround(x, y, halfWidth, halfHeight, CHUNK_MARGIN_PX);
+    // The chunks around change only when an edge of the view plus its margin crosses a chunk's (chunksAround).
+    const cx0 = Math.floor((x - HALF_WIDTH - CHUNK_MARGIN_PX) / CHUNK_PX);
+    const cx1 = Math.floor((x + HALF_WIDTH + CHUNK_MARGIN_PX - 1) / CHUNK_PX);
+    const cy0 = Math.floor((y - HALF_HEIGHT - CHUNK_MARGIN_PX) / CHUNK_PX);
+    const cy1 = Math.floor((y + HALF_HEIGHT + CHUNK_MARGIN_PX - 1) / CHUNK_PX);
+    if (cx0 !== this.bounds[0] || cx1 !== this.bounds[1] || cy0 !== this.bounds[2] || cy1 !== this.bounds[3] || this.dropped) {
+      this.bounds = [cx0, cx1, cy0, cy1];
+      this.dropped = false;
+      this.surround(x, y);
+    }
+    if (!this.settled) this.pump(now);
+  }
+
+  /** The chunks around (x, y): their regions joined, chunks no longer wanted and never read forgotten. */
+  private surround(x: number, y: number): void {
+    this.around = chunksAround(x, y, HALF_WIDTH, HALF_HEIGHT, CHUNK_MARGIN_PX);
+    this.settled = false;
     const wanted = new Set<string>();
     for (const { cx, cy } of this.around) {
       wanted.add(chunkName(cx, cy));
       const region = regionOfChunk(cx, cy);
       const topic = blocksTopic(region);
-      if (!this.regions.has(topic)) this.regions.set(topic, { region, channel: this.host.join(topic) });
+      if (this.regions.has(topic)) continue;
+      const tiles = regionTiles(region);
+      this.regions.set(topic, { region, channel: this.host.join(topic), x0: tiles.x0 * TILE_SIZE, y0: tiles.y0 * TILE_SIZE, x1: tiles.x1 * TILE_SIZE, y1: tiles.y1 * TILE_SIZE });
     }
     for (const [key, state] of this.chunks) if (!state.fresh && !state.reading && !wanted.has(key)) this.chunks.delete(key);
-    this.pump(now);
   }
 
   /** A channel joined: if it is one of the block regions, its chunks may now be read. */
@@ -91,6 +125,7 @@ export class BotBlocks {
     const held = this.regions.get(channel.topic);
     if (!held || held.channel !== channel) return false;
     this.host.regionJoined(held.region);
+    this.settled = false;
     this.pump(now);
     return true;
   }
@@ -107,6 +142,7 @@ export class BotBlocks {
 
   private drop(topic: string, held: HeldRegion): void {
     this.regions.delete(topic);
+    this.dropped = true;
     this.host.leave(held.channel);
     const name = regionName(held.region);
     for (const [key, state] of this.chunks) {
@@ -118,10 +154,17 @@ export class BotBlocks {
   /** Starts the reads due, nearest first, while fewer than MAX_CHUNK_READS run. */
   private pump(now: number): void {
     this.retryDue = 0;
+    let settled = true;
     for (const { cx, cy } of this.around) {
-      if (this.reads >= MAX_CHUNK_READS) return;
+      if (this.reads >= MAX_CHUNK_READS) {
+        this.settled = false;
+        return;
+      }
       const held = this.regions.get(blocksTopic(regionOfChunk(cx, cy)));
-      if (!held?.channel.joined) continue;
+      if (!held?.channel.joined) {
+        settled = false;
+        continue;
+      }
       const key = chunkName(cx, cy);
       let state = this.chunks.get(key);
       if (!state) this.chunks.set(key, (state = { cx, cy, fresh: false, reading: false, retryAt: 0 }));
@@ -132,6 +175,7 @@ export class BotBlocks {
       }
       void this.read(key, state);
     }
+    this.settled = settled;
   }
 
   private async read(key: string, state: ChunkState): Promise<void> {
@@ -143,7 +187,10 @@ export class BotBlocks {
     const now = Date.now();
     if (this.chunks.get(key) === state) {
       if (status >= 200 && status < 300) state.fresh = true;
-      else state.retryAt = now + RETRY_MS;
+      else {
+        state.retryAt = now + RETRY_MS;
+        this.settled = false;
+      }
     }
     this.pump(now);
   }

@@ -5,12 +5,31 @@
  * index for "who was heard", the placements for block latency, the tiles already used, and the
  * figures.
  */
-import { STEP_MS } from '../../../components/constants.js';
+import { STEP_MS, TILE_SIZE } from '../../../components/constants.js';
 import { isWaterTile, WORLD_SEED } from '../../../components/terrain.js';
 import { spendSteps } from '../../../systems/loop.js';
 import { Bot, type BotPlan, type BotWorld } from './bot.js';
 import { LoadFigures } from './figures.js';
 import type { BotIdentity } from './sign-in.js';
+
+/**
+ * A land tile outside spawn (and the ring around it) within 4 tiles of pixel (x, y) that is not
+ * in `used`, which it joins; null when 40 draws found none. The tiles a scenario's builders place
+ * on, bots and the headless players they are calibrated against alike.
+ */
+export function freeTileNear(used: Set<string>, x: number, y: number): { x: number; y: number } | null {
+  const cx = Math.floor(x / TILE_SIZE);
+  const cy = Math.floor(y / TILE_SIZE);
+  for (let tries = 0; tries < 40; tries++) {
+    const tx = cx + Math.floor(Math.random() * 9) - 4;
+    const ty = cy + Math.floor(Math.random() * 9) - 4;
+    const key = `${tx},${ty}`;
+    if ((Math.abs(tx) <= 3 && Math.abs(ty) <= 3) || used.has(key) || isWaterTile(tx, ty, WORLD_SEED)) continue;
+    used.add(key);
+    return { x: tx, y: ty };
+  }
+  return null;
+}
 
 /** A fleet of bots on one server; see the module comment. */
 export class Fleet implements BotWorld {
@@ -36,19 +55,8 @@ export class Fleet implements BotWorld {
     return this.index.get(address) ?? -1;
   }
 
-  /** A land tile outside spawn within 4 tiles of pixel (x, y) that no bot placed on yet, or null. */
   freeTileNear(x: number, y: number): { x: number; y: number } | null {
-    const cx = Math.floor(x / 32);
-    const cy = Math.floor(y / 32);
-    for (let tries = 0; tries < 40; tries++) {
-      const tx = cx + Math.floor(Math.random() * 9) - 4;
-      const ty = cy + Math.floor(Math.random() * 9) - 4;
-      const key = `${tx},${ty}`;
-      if ((Math.abs(tx) <= 3 && Math.abs(ty) <= 3) || this.used.has(key) || isWaterTile(tx, ty, WORLD_SEED)) continue;
-      this.used.add(key);
-      return { x: tx, y: ty };
-    }
-    return null;
+    return freeTileNear(this.used, x, y);
   }
 
   /** Adds a signed-in bot following `plan` and enters it into the world; resolves once its socket is open. */
