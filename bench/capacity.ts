@@ -158,11 +158,15 @@ async function runLoad(): Promise<void> {
       await waitFor(() => fleet.bots.every((bot) => bot.ready()), { timeout: 30_000, interval: 250, message: 'every bot joined' }).catch(() => undefined);
       const step = await measureStep(fleet, server);
       steps.push(step);
+      // Progress on stderr: a full ramp takes minutes, and stdout stays the JSON lines.
+      console.error(`capacity: ${JSON.stringify(step)}`);
       if (step.load_loop_delay_p99_ms >= LOOP_P99_LIMIT_MS) break;
     }
     const best = steps.filter((step) => step.load_loop_delay_p99_ms < LOOP_P99_LIMIT_MS).at(-1);
     printRow({
       bench: 'capacity', case: 'load', bots: best?.bots ?? 0, load_cpu_cores: best?.load_cpu_cores ?? NaN, load_loop_delay_p99_ms: best?.load_loop_delay_p99_ms ?? NaN,
+      // What a whole core would drive at that step's cost per bot: a ramp cut short by the server (or the machine) still tells it.
+      bots_per_load_core: best ? Math.round(best.bots / best.load_cpu_cores) : NaN,
       pinned, prioritised, sign_in_s: round(signInSeconds, 1), steps, refusals: Object.fromEntries(fleet.figures.refusals), disconnects: fleet.figures.disconnects,
     });
   } finally {
@@ -182,6 +186,8 @@ function screenPlan(index: number): BotPlan {
 /** What one calibration run measured, per player. */
 interface Calibration {
   players: number;
+  /** Refusals the driver saw (bots only: headless players report theirs in their logs). */
+  refusals: Record<string, number>;
   cpuSeconds: number;
   nodeCpuSeconds: number;
   bytes: number;
@@ -192,7 +198,7 @@ interface Calibration {
 async function calibrate(
   plans: BotPlan[],
   addresses: string[],
-  drive: (server: TestServer) => Promise<{ walk(): void; bytes(): number; record(on: boolean): void; stop(): Promise<void> }>,
+  drive: (server: TestServer) => Promise<{ walk(): void; bytes(): number; refusals(): Record<string, number>; record(on: boolean): void; stop(): Promise<void> }>,
 ): Promise<Calibration> {
   const dataDir = await makeDataDir();
   await seedPresence(dataDir, plans.map((plan, i) => ({ address: addresses[i]!, name: plan.name, ...plan.start })));
@@ -208,7 +214,7 @@ async function calibrate(
       const after = await serverCpu(server);
       driver.record(false);
       const players = plans.length;
-      return { players, cpuSeconds: (after.all - before.all) / players, nodeCpuSeconds: (after.node - before.node) / players, bytes: driver.bytes() / players, pinned };
+      return { players, refusals: driver.refusals(), cpuSeconds: (after.all - before.all) / players, nodeCpuSeconds: (after.node - before.node) / players, bytes: driver.bytes() / players, pinned };
     } finally {
       await driver.stop();
     }
@@ -269,6 +275,7 @@ async function driveHeadless(server: TestServer, plans: BotPlan[], wallets: Retu
       walking = true;
     },
     bytes: () => bytes,
+    refusals: () => ({}),
     record(on: boolean) {
       recording = on;
     },
@@ -305,6 +312,7 @@ async function driveBots(server: TestServer, plans: BotPlan[], keys: ReturnType<
   return {
     walk: () => fleet.walk(1000),
     bytes: () => fleet.figures.bytes,
+    refusals: () => Object.fromEntries(fleet.figures.refusals),
     record(on: boolean) {
       fleet.figures.recording = on;
     },
@@ -324,7 +332,7 @@ async function runCalibration(): Promise<void> {
     cpu_ratio: round(bots.cpuSeconds / headless.cpuSeconds, 2), bytes_ratio: round(bots.bytes / headless.bytes, 2),
     node_cpu_ratio: round(bots.nodeCpuSeconds / headless.nodeCpuSeconds, 2),
     headless: { cpu_s_per_player: round(headless.cpuSeconds, 4), bytes_per_player: Math.round(headless.bytes) },
-    bots: { cpu_s_per_player: round(bots.cpuSeconds, 4), bytes_per_player: Math.round(bots.bytes) },
+    bots: { cpu_s_per_player: round(bots.cpuSeconds, 4), bytes_per_player: Math.round(bots.bytes), refusals: bots.refusals },
     pinned: headless.pinned && bots.pinned,
   });
 }

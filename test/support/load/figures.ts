@@ -42,7 +42,7 @@ export class LoadFigures {
   heard: Uint32Array;
   /** Bytes received from the server: websocket messages and REST answer bodies. */
   bytes = 0;
-  /** Refusals by kind (`rest 400 23514 game_players`, `join <reason>`, `system <message>`, `close <topic>`). */
+  /** Refusals by kind (`rest 400 game_blocks 23514 <message>`, `join <reason>`, `system <message>`, `phx_close <topic>`), numbers as N. */
   readonly refusals = new Map<string, number>();
   /** Sockets that closed while recording. */
   disconnects = 0;

@@ -89,7 +89,7 @@ function send(url: string, method: string, headers: Record<string, string>, body
 
 /**
  * Sends one request; counts the answer's bytes and, for a status of 400 or more, a refusal
- * `rest <status> <code> <table>` (a network failure: `rest failed <table> <error code>`). A
+ * `rest <status> <table> <code> <message>` (a network failure: `rest failed <table> <error code>`). A
  * kept-alive connection that the server closed just as it was reused is tried once more on a new
  * one, as Node's documentation advises: that race is the client's, not the server's.
  */
@@ -102,7 +102,7 @@ export async function restRequest(target: RestTarget, token: string, table: stri
     try {
       const answer = await send(url, method, headers, call.body);
       if (figures.recording) figures.bytes += Buffer.byteLength(answer.text);
-      if (answer.status >= 400) figures.refuse(`rest ${answer.status} ${codeOf(answer.text)} ${table}`);
+      if (answer.status >= 400) figures.refuse(`rest ${answer.status} ${table} ${refusalOf(answer.text)}`);
       return answer;
     } catch (error) {
       const { code, reused } = error as { code?: string; reused?: boolean };
@@ -113,10 +113,11 @@ export async function restRequest(target: RestTarget, token: string, table: stri
   }
 }
 
-/** The `code` of a PostgREST error body, or `-`. */
-function codeOf(text: string): string {
+/** The `code` and `message` of a PostgREST error body, numbers in the message as `N` (so refusals of a kind count together), or `-`. */
+function refusalOf(text: string): string {
   try {
-    return String((JSON.parse(text) as { code?: unknown }).code ?? '-');
+    const { code, message } = JSON.parse(text) as { code?: unknown; message?: unknown };
+    return `${String(code ?? '-')} ${String(message ?? '').replace(/-?\d+/g, 'N')}`.trim();
   } catch {
     return '-';
   }

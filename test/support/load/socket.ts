@@ -143,7 +143,8 @@ export class BotSocket {
         this.listener.joined(channel);
         return;
       }
-      figures.refuse(`join ${String((payload.response as { reason?: unknown } | undefined)?.reason ?? payload.status)}`);
+      // Numbers as N (a region's coordinates), so refusals of a kind count together.
+      figures.refuse(`join ${String((payload.response as { reason?: unknown } | undefined)?.reason ?? payload.status).replace(/-?\d+/g, 'N')}`);
       channel.rejoinAt = Date.now() + rejoinAfterMs(++channel.tries);
       this.rejoins.push(channel);
     } else if (event === 'system') {
@@ -151,7 +152,7 @@ export class BotSocket {
     } else if (event === 'phx_close' || event === 'phx_error') {
       if (channel && channel.joinRef === joinRef) {
         channel.joined = false;
-        figures.refuse(`${event} ${topic.replace(/:-?\d+:-?\d+$/, ':rx:ry')}`);
+        figures.refuse(`${event} ${topic.replace(/-?\d+/g, 'N')}`);
       }
     }
   }
