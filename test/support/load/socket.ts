@@ -133,10 +133,11 @@ export class BotSocket {
       if (message) this.listener.broadcast(message);
       return;
     }
-    const [joinRef, , topic, event, payload] = JSON.parse(data.toString()) as [string | null, string | null, string, string, Record<string, unknown>];
+    const [joinRef, ref, topic, event, payload] = JSON.parse(data.toString()) as [string | null, string | null, string, string, Record<string, unknown>];
     const channel = this.channels.get(topic);
     if (event === 'phx_reply') {
-      if (!channel || channel.joinRef !== joinRef || channel.joined) return;
+      // Only the answer to the join itself (its ref is the join's): leaves and pushes are answered too.
+      if (!channel || channel.joinRef !== joinRef || ref !== joinRef || channel.joined) return;
       if (payload.status === 'ok') {
         channel.joined = true;
         channel.tries = 0;
