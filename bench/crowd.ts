@@ -14,7 +14,7 @@
  * Players are placed by writing their presence rows before the server starts (bench/seed.ts).
  * `--quick` runs smaller, shorter cases; `--players N` and `--spread N` set the crowd sizes.
  */
-import { execFileSync, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { cpus, setPriority } from 'node:os';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { isWaterTile, WORLD_SEED } from '../components/terrain.js';
@@ -23,7 +23,7 @@ import { walkVelocity } from '../protocol/movement.js';
 import { PRESENCE_HEARTBEAT_MS, SPAWN_RADIUS } from '../protocol/rules.js';
 import { createTestWallet, makeDataDir, removeDataDir, signInPlayer, startTestServer, type TestPlayer, type TestServer } from '../test/support/harness.js';
 import { startHeadlessPlayer, type HeadlessPlayer } from '../test/support/headless-player.js';
-import { cpuSeconds, pssMb, serverPids } from './processes.js';
+import { cpuSeconds, pin, pssMb, serverPids } from './processes.js';
 import { seedPresence } from './seed.js';
 import { percentile, pick, printHeader, printRow, round } from './stats.js';
 import { sleep, waitFor } from '../test/support/wait.js';
@@ -53,16 +53,6 @@ const WALK_WARMUP_MS = 2000;
 const ARRIVALS_PER_SECOND = 50;
 /** Pixels between two spread players: more than two regions, so none hears another. */
 const SPREAD_GAP_PX = 3 * REGION_PX;
-
-/** Pins `pid` and all its threads to `cores` (a taskset list); false where taskset is missing. */
-function pin(pid: number, cores: string): boolean {
-  try {
-    execFileSync('taskset', ['-a', '-p', '-c', cores, String(pid)], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 /**
  * `measure` of each of the server's processes, summed. CPU seconds (`cpuSeconds`) are cheap to

@@ -3,6 +3,7 @@
  * every PostgreSQL process under it, with their CPU time and proportional memory (PSS, which
  * shares PostgreSQL's shared buffers out fairly instead of counting them once per process).
  */
+import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import type { TestServer } from '../test/support/server.js';
 import { postmasterPid } from '../test/support/server.js';
@@ -45,4 +46,14 @@ export function cpuSeconds(pid: number): number {
 /** Proportional set size of `pid` in MB; 0 when it is gone. */
 export function pssMb(pid: number): number {
   return Number(/^Pss:\s+(\d+) kB/m.exec(read(`/proc/${pid}/smaps_rollup`))?.[1] ?? 0) / 1024;
+}
+
+/** Pins `pid` and all its threads to `cores` (a taskset list); false where taskset is missing. */
+export function pin(pid: number, cores: string): boolean {
+  try {
+    execFileSync('taskset', ['-a', '-p', '-c', cores, String(pid)], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
 }

@@ -1,0 +1,44 @@
+/**
+ * Signing a load bot in up front: a Sign-In-With-Solana message signed with the bot's own ed25519
+ * key, posted as the Web3 grant supabase-js's `signInWithWeb3` posts, for the access token the bot
+ * then uses on REST and Realtime. The server must be started with a Web3 sign-in limit above the
+ * number of bots (the test servers' `RATE_LIMIT_WEB3`, test/support/server.ts).
+ */
+import { sign } from 'node:crypto';
+import { createWalletKey } from '../harness.js';
+import { siwsMessage } from '../web3-grant.js';
+import { CLIENT_INFO } from './wire.js';
+
+/** A wallet key of a bot, made before the server starts so its presence row can be seeded. */
+export type BotKey = ReturnType<typeof createWalletKey>;
+
+/** A signed-in bot: its wallet address and access token. */
+export interface BotIdentity {
+  address: string;
+  accessToken: string;
+}
+
+/** Makes `count` fresh wallet keys. */
+export function createBotKeys(count: number): BotKey[] {
+  return Array.from({ length: count }, () => createWalletKey());
+}
+
+/** Signs `key` in on the server at `url`; throws with the server's answer when refused. */
+export async function signInBot(server: { url: string; anonKey: string }, key: BotKey): Promise<BotIdentity> {
+  const message = siwsMessage(key.address, { url: server.url });
+  const signature = sign(null, Buffer.from(message), key.privateKey).toString('base64url');
+  const response = await fetch(`${server.url}/auth/v1/token?grant_type=web3`, {
+    method: 'POST',
+    headers: {
+      apikey: server.anonKey,
+      authorization: `Bearer ${server.anonKey}`,
+      'content-type': 'application/json;charset=UTF-8',
+      'x-client-info': CLIENT_INFO,
+      'x-supabase-api-version': '2024-01-01',
+    },
+    body: JSON.stringify({ chain: 'solana', message, signature }),
+  });
+  const body = (await response.json()) as { access_token?: string };
+  if (!response.ok || !body.access_token) throw new Error(`sign-in of ${key.address} refused: ${response.status} ${JSON.stringify(body)}`);
+  return { address: key.address, accessToken: body.access_token };
+}
