@@ -5,7 +5,7 @@
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { regionTopic } from '../../net/regions.js';
+import { regionTopic } from '../../protocol/topics.js';
 import { startTestServer, type TestServer } from '../support/harness.js';
 import { Fleet } from '../support/load/fleet.js';
 import { createBotKeys, signInBot } from '../support/load/sign-in.js';
@@ -36,7 +36,7 @@ test('five bots sign in, join a player\'s channels, hear each other walk and bui
       index, name: `Bot${index}`, start: { x: 16 * index - 32, y: 16 }, box, placeEveryMs: index === 0 ? 1000 : 0, chatEveryMs: index === 1 ? 2500 : 0,
     })));
     await waitFor(() => bots.every((bot) => bot.ready()), { timeout: 10_000, message: 'every bot joined its channels' });
-    assert.equal(bots[0]!.poseTopics()[0], regionTopic(0, 0));
+    assert.equal(bots[0]!.poseTopics()[0], regionTopic({ rx: 0, ry: 0 }));
     assert.equal(bots[0]!.poseTopics().length, 9);
     assert.ok(bots[0]!.blockTopics().includes('blocks:0:0'));
     fleet.walk(200);

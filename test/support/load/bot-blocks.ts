@@ -7,8 +7,9 @@
 import { TILE_SIZE } from '../../../components/constants.js';
 import { CHUNK_MARGIN_PX, MAX_CHUNK_READS } from '../../../net/block-chunks.js';
 import { DEFAULT_VIEW, REGION_KEEP_PX } from '../../../net/blocks.js';
-import { blocksTopic, CHUNK_TILES, chunkName, chunksAround, regionName, regionOfChunk, regionTiles, type ChunkCoords } from '../../../net/chunks.js';
-import type { Region } from '../../../net/regions.js';
+import { chunkName, chunksAround, regionOfChunk, regionTiles } from '../../../net/chunks.js';
+import { CHUNK_TILES, regionName, type ChunkCoords, type Region } from '../../../protocol/geometry.js';
+import { blocksTopic } from '../../../protocol/topics.js';
 import { chunkRequest, type GameRequest } from './queries.js';
 import type { BotChannel } from './socket.js';
 

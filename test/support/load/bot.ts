@@ -13,9 +13,12 @@
 import { STEP_MS, TILE_SIZE } from '../../../components/constants.js';
 import { claimsArea, nearEdge, regionsRect } from '../../../net/claims-area.js';
 import { CLAIMS_CHECK_MS, REGION_READ_GATHER_MS } from '../../../net/claims.js';
-import { ONLINE_REFRESH_MS, PRESENCE_HEARTBEAT_MS, RESTORE_CHECK_MS, RESTORE_REFRESH_MS } from '../../../net/constants.js';
+import { ONLINE_REFRESH_MS, RESTORE_CHECK_MS, RESTORE_REFRESH_MS } from '../../../net/constants.js';
 import { REGION_CHANNEL_CONFIG, type Pose } from '../../../net/poses.js';
-import { interestCentre, regionKeysAround, regionTopic, topicsAround, type Region } from '../../../net/regions.js';
+import { interestCentre, regionKeysAround, topicsAround } from '../../../net/regions.js';
+import type { Region } from '../../../protocol/geometry.js';
+import { PRESENCE_HEARTBEAT_MS } from '../../../protocol/rules.js';
+import { POSE_EVENT, regionTopic } from '../../../protocol/topics.js';
 import { BotBlocks } from './bot-blocks.js';
 import { PoseSender } from './pose-sender.js';
 import type { LoadFigures } from './figures.js';
@@ -206,7 +209,7 @@ export class Bot {
     const centre = interestCentre(this.poseCentre, pose.x, pose.y);
     if (centre !== this.poseCentre) {
       this.poseCentre = centre;
-      this.centreTopic = regionTopic(centre.rx, centre.ry);
+      this.centreTopic = regionTopic(centre);
       const wanted = new Set(topicsAround(centre));
       for (const [topic, channel] of this.regions) {
         if (!wanted.has(topic)) {
@@ -222,7 +225,7 @@ export class Bot {
     const channel = this.regions.get(topic);
     // As net/poses.ts: never sent on a channel not joined (it stays due until it is).
     if (!channel?.joined) return;
-    this.socket.broadcast(channel, 'pose', payload);
+    this.socket.broadcast(channel, POSE_EVENT, payload);
     this.sender.sent();
     if (this.world.figures.recording) this.world.figures.posesSent++;
   }
@@ -350,8 +353,8 @@ export class Bot {
     if (!figures.recording) return;
     if (message.event === 'batch') {
       const events = (message.payload as { events?: Array<{ event?: unknown; payload?: HeardPose }> }).events;
-      if (Array.isArray(events)) for (const event of events) if (event.event === 'pose' && event.payload) this.hearPose(event.payload);
-    } else if (message.event === 'pose') this.hearPose(message.payload as HeardPose);
+      if (Array.isArray(events)) for (const event of events) if (event.event === POSE_EVENT && event.payload) this.hearPose(event.payload);
+    } else if (message.event === POSE_EVENT) this.hearPose(message.payload as HeardPose);
     else if (message.event === 'blocks') this.hearBlocks(message.payload as { s?: unknown });
   }
 

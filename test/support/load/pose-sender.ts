@@ -6,7 +6,7 @@
  * A bot calls it every step, thousands of bots a step, so it makes no object per call.
  * `test/unit/load/bot-wire.test.ts` holds it to net/'s sender, payload for payload.
  */
-import { walkVelocity } from '../../../components/pose.js';
+import { walkVelocity } from '../../../protocol/movement.js';
 import { POSE_DRIFT_PX, POSE_KEYFRAME_STEPS, POSE_STANDING_KEYFRAME_STEPS, POSE_STOP_REPEAT_STEPS } from '../../../net/poses.js';
 
 /** walkVelocity's speeds (components/pose.ts), read once: a step along an axis, and along each axis of a diagonal. */

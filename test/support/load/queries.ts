@@ -5,13 +5,13 @@
  */
 import { DEFAULT_APPEARANCE } from '../../../components/appearance-types.js';
 import type { TileRect } from '../../../components/claims.js';
-import { BLOCK_COLUMNS } from '../../../net/block-changes.js';
-import { CHAT_MAX_LENGTH } from '../../../net/chat.js';
-import { CHUNK_TILES, chunkTiles } from '../../../net/chunks.js';
+import { chunkTiles } from '../../../net/chunks.js';
 import { CLAIMS_KEPT } from '../../../net/claims-known.js';
 import { CLAIM_COLUMNS, CLAIMS_PER_READ, OWN_CLAIMS_READ } from '../../../net/claims-rows.js';
-import { CHAT_HISTORY, ONLINE_WINDOW_MS, PRESENCE_STALE_MS, RESTORE_WINDOW_MS } from '../../../net/constants.js';
-import { localPlayerToRow } from '../../../net/rows.js';
+import { CHAT_HISTORY, ONLINE_WINDOW_MS, RESTORE_WINDOW_MS } from '../../../net/constants.js';
+import { BLOCK_COLUMNS, localPlayerToRow } from '../../../net/rows.js';
+import { CHUNK_TILES } from '../../../protocol/geometry.js';
+import { CHAT_MAX_LENGTH, PRESENCE_STALE_MS } from '../../../protocol/rules.js';
 import type { Query, RestCall } from './rest.js';
 
 /** One request: the table, its query parameters in order and the call. */

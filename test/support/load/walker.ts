@@ -3,7 +3,7 @@
  * as fast), a new random direction of eight every 1-3 s, turned back at the edges of its box.
  * Shared by the load bots and the headless players they are calibrated against.
  */
-import { walkVelocity } from '../../../components/pose.js';
+import { walkVelocity } from '../../../protocol/movement.js';
 
 /** A rectangle of pixels a walker stays in. */
 export interface Box {

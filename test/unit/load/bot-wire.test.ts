@@ -9,7 +9,7 @@ import { createClient } from '@supabase/supabase-js';
 import { RealtimeClient } from '@supabase/realtime-js';
 import Serializer from '@supabase/realtime-js/dist/main/lib/serializer.js';
 import { DEFAULT_APPEARANCE } from '../../../components/appearance-types.js';
-import { walkVelocity } from '../../../components/pose.js';
+import { walkVelocity } from '../../../protocol/movement.js';
 import { createBlockSync } from '../../../net/blocks.js';
 import { CLAIMS_KEPT } from '../../../net/claims-known.js';
 import { readClaimsIn, readOwnClaims, readTrusts } from '../../../net/claims-rows.js';
