@@ -5,8 +5,8 @@
  * ({@link INTEREST_SLACK_PX}), so walking to and fro over a border does not leave and rejoin
  * channels at every crossing. Regions and their names are the protocol's (protocol/geometry.ts).
  */
-import { REGION_PX, regionName, regionOf, regionsAround, type Region } from '../protocol/geometry.js';
-import { regionTopic } from '../protocol/topics.js';
+import { REGION_PX, regionName, regionOf, regionsAround, type Region } from '../../protocol/geometry.js';
+import { regionTopic } from '../../protocol/topics.js';
 
 /** Half a region: region (rx, ry) spans [rx * REGION_PX - HALF_REGION_PX, rx * REGION_PX + HALF_REGION_PX). */
 const HALF_REGION_PX = REGION_PX / 2;
