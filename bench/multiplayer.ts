@@ -10,7 +10,7 @@
  */
 import { chromium } from 'playwright-core';
 import { biomeAt, WORLD_SEED } from '../components/terrain.js';
-import { POSE_KEYFRAME_STEPS } from '../net/poses.js';
+import { POSE_KEYFRAME_STEPS } from '../net/poses/poses.js';
 import { tileCentreOnScreen } from '../components/camera.js';
 import { tileOfPixel } from '../protocol/geometry.js';
 import { CHROMIUM_ARGS } from '../test/support/browser.js';

@@ -11,7 +11,7 @@
 import { chromium, type Page } from 'playwright-core';
 import { DEFAULT_APPEARANCE } from '../components/appearance-types.js';
 import { isSpawnTile } from '../components/terrain.js';
-import { POSE_KEYFRAME_STEPS } from '../net/poses.js';
+import { POSE_KEYFRAME_STEPS } from '../net/poses/poses.js';
 import { TILE_SIZE } from '../protocol/geometry.js';
 import { PLAYER_SPEED, STEP_MS } from '../protocol/movement.js';
 import { CHROMIUM_ARGS } from '../test/support/browser.js';
@@ -43,7 +43,7 @@ function builtArea(): { kind: 'blockSet'; x: number; y: number; blockType: strin
 
 /**
  * Starts the page-side walkers as the network would hand them to the engine: a presence row
- * each, then pose events as a sender sends them (net/poses.ts): at each turn and about once a
+ * each, then pose events as a sender sends them (net/poses/poses.ts): at each turn and about once a
  * second while walking. Each walks a square around the local player at the game's speed.
  */
 async function startWalkers(page: Page): Promise<void> {

@@ -11,7 +11,7 @@
  * - "page": Chromium enters the world (ENTER WORLD to view complete: ms, bytes received, from the
  *   DevTools protocol), walks east holding D for WALK_SECONDS (view tiles missing, sampled every
  *   100 ms) and reports its JS heap.
- * - "spread": LISTENERS players far apart, each running net/blocks.ts at its own spot, while blocks
+ * - "spread": LISTENERS players far apart, each running net/blocks/blocks.ts at its own spot, while blocks
  *   are placed at random players' spots (the owner's inserts, which take the same triggers as a
  *   player's): socket frames with block changes per change, and the server's CPU in cores.
  *
@@ -20,7 +20,7 @@
  */
 import { chromium, type CDPSession } from 'playwright-core';
 import WebSocket from 'ws';
-import { createBlockSync } from '../net/blocks.js';
+import { createBlockSync } from '../net/blocks/blocks.js';
 import { TILE_SIZE, tileOfPixel } from '../protocol/geometry.js';
 import { PLAYER_SPEED, STEP_MS } from '../protocol/movement.js';
 import { BLOCK_TYPES, SPAWN_RADIUS } from '../protocol/rules.js';

@@ -39,7 +39,7 @@ export interface ClaimTool {
 
 /** The client's claims state, kept in the world. */
 export interface ClaimsState {
-  /** The claims near the player (net/claims.ts keeps the list bounded). */
+  /** The claims near the player (net/claims/claims.ts keeps the list bounded). */
   list: Claim[];
   /** Increments whenever `list` is replaced. */
   version: number;

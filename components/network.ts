@@ -30,7 +30,7 @@ export type NetEvent =
   | { kind: 'blockRefused'; action: 'place' | 'remove'; x: number; y: number; blockType: string; reason: string; inventory: boolean }
   /** The local player's blocks others removed lately around the view (from the server's edit history). */
   | { kind: 'restorable'; blocks: { x: number; y: number; blockType: string }[] }
-  /** The land claims near the player, all of them (net/claims.ts), replacing those known before. */
+  /** The land claims near the player, all of them (net/claims/claims.ts), replacing those known before. */
   | { kind: 'claims'; claims: Claim[] }
   /** Another player's chat message arrived. */
   | { kind: 'chatArrived' }
@@ -50,7 +50,7 @@ export type NetEvent =
       isSwinging: boolean;
     }
   /**
-   * A live pose event: at its pose number `seq` (the sender's step count, net/pose-numbers.ts)
+   * A live pose event: at its pose number `seq` (the sender's step count, net/poses/numbers.ts)
    * the player stood at (x, y) and walks in direction (dx, dy), each -1, 0 or 1; `t` is the
    * sender's clock in ms.
    */

@@ -16,7 +16,7 @@ export const CORRECTION_PX_PER_STEP = 1;
 /**
  * The pull toward a track that stands still: a player that stopped where a lost or late stop
  * left its figure walking on is brought back at 4/3 of walking speed with its walk, so the figure stands where the
- * player stands within 500 ms of the stop's first repeat (net/poses.ts) for gaps up to ~80 px.
+ * player stands within 500 ms of the stop's first repeat (net/poses/poses.ts) for gaps up to ~80 px.
  */
 export const STANDING_CORRECTION_PX_PER_STEP = 4;
 /**
@@ -26,7 +26,7 @@ export const STANDING_CORRECTION_PX_PER_STEP = 4;
 export const TELEPORT_PX = 512;
 /**
  * A walking remote player that sends nothing for this long is stopped where it is: its sender
- * keyframes about once a second (net/poses.ts), so two missed keyframes mean it is gone or lost.
+ * keyframes about once a second (net/poses/poses.ts), so two missed keyframes mean it is gone or lost.
  */
 export const SILENT_STOP_MS = 2500;
 

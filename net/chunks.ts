@@ -7,7 +7,7 @@
  *   so a chunk read or dropped is one engine chunk; the 800x600 view lies across 2x2 to 3x3 of
  *   them (at most 2,304 rows), where 32-tile chunks would read up to 4,096.
  * * A region is the unit heard: its blocks topic (protocol/topics.ts), the same squares as the
- *   presence regions (net/regions.ts). Each region holds exactly 2x2 chunks.
+ *   presence regions (net/interest/centre.ts). Each region holds exactly 2x2 chunks.
  */
 import { CHUNK_TILES, REGION_TILES, regionOfTile, TILE_SIZE, type ChunkCoords, type Region } from '../protocol/geometry.js';
 

@@ -3,7 +3,7 @@
  * server one at a time, in the order the player made them.
  */
 import type { LocalAction } from '../components/network.js';
-import type { BlockSync } from './blocks.js';
+import type { BlockSync } from './blocks/blocks.js';
 import type { Combat } from './combat.js';
 
 /** Sends actions in order. */

@@ -2,8 +2,9 @@
  * Entering the world: the first heartbeat and the players near by (`joining`), then the view's
  * chunks (`loading-world`, `loaded` of `total`), then `ready` once all of them are shown.
  */
-import type { BlockSync } from './blocks.js';
-import type { Presence } from './presence.js';
+import type { BlockSync } from './blocks/blocks.js';
+import type { Interest } from './interest/interest.js';
+import type { Presence } from './presence/presence.js';
 
 /** The phases of entering, as the session reports them. */
 export type EntryPhase = 'joining' | 'loading-world' | 'ready';
@@ -16,10 +17,11 @@ export interface WorldEntry {
   step(): void;
 }
 
-/** Starts entering at `at` (pixels): follows the regions there, beats once, then loads the players and the view's chunks. */
+/** Starts entering at `at` (pixels): moves the interest there, beats once, then loads the players and the view's chunks. */
 export function enterWorld(
-  presence: Pick<Presence, 'follow' | 'heartbeat' | 'load'>,
-  blocks: Pick<BlockSync, 'follow' | 'viewProgress'>,
+  interest: Pick<Interest, 'move'>,
+  presence: Pick<Presence, 'heartbeat' | 'load'>,
+  blocks: Pick<BlockSync, 'viewProgress'>,
   at: { x: number; y: number },
   progress: (phase: EntryPhase, loaded: number, total: number) => void,
 ): WorldEntry {
@@ -39,8 +41,7 @@ export function enterWorld(
     }
   }
   void (async () => {
-    presence.follow(at.x, at.y);
-    blocks.follow(at.x, at.y);
+    interest.move(at.x, at.y);
     progress('joining', 0, 0);
     await presence.heartbeat();
     inWorld = true;

@@ -1,18 +1,21 @@
 /**
  * The parts of a network session, made and wired to each other and to the engine's inbox:
- * the online count, land claims, blocks, presence, live positions, chat, combat, voice and the
- * restorable blocks.
+ * the interest, the online count, land claims, blocks, presence, live positions, chat, combat,
+ * voice and the restorable blocks. The interest (net/interest/interest.ts) is the one place the
+ * player's position and centre region are kept: the block sync follows its position, presence
+ * and the live positions its 3x3 regions; claims follow the block sync's region channels.
  */
 import type { SupabaseClient } from '@supabase/supabase-js';
 import type { NetEvent } from '../components/network.js';
 import type { SupportWorld } from '../components/support.js';
-import { createBlockSync, type BlockSync } from './blocks.js';
+import { createBlockSync, type BlockSync } from './blocks/blocks.js';
 import { createChat, type Chat } from './chat.js';
-import { followClaims, type ClaimsFollower } from './claims.js';
+import { followClaims, type ClaimsFollower } from './claims/claims.js';
 import { createCombat, type Combat } from './combat.js';
 import { followOnlineCount, type OnlineCount } from './online.js';
-import { createPoseChannels, type Pose, type PoseChannels } from './poses.js';
-import { createPresence, type Presence } from './presence.js';
+import { createInterest, type Interest } from './interest/interest.js';
+import { createPoseChannels, type Pose, type PoseChannels } from './poses/poses.js';
+import { createPresence, type Presence } from './presence/presence.js';
 import { followRestorable, type RestorableFollower } from './restorable.js';
 import type { ChatRow, LocalPlayerState } from './rows.js';
 import { createVoice, type Listener, type Voice } from './voice.js';
@@ -36,6 +39,8 @@ export interface PartsOptions {
 
 /** Every part of a session. */
 export interface SessionParts {
+  /** Where the player stands: moved once a step, it moves blocks, presence and poses. */
+  interest: Interest;
   online: OnlineCount;
   claims: ClaimsFollower;
   blocks: BlockSync;
@@ -62,8 +67,9 @@ export interface PartsWiring {
 export function createSessionParts(db: SupabaseClient, options: PartsOptions, wiring: PartsWiring): SessionParts {
   const { playerId, playerName } = options;
   const { emit, now, tile } = wiring;
+  const interest = createInterest();
   const online = followOnlineCount(db, playerId, now, options.onOnlineCount);
-  // Claims are heard on the block sync's region channels (net/claims.ts).
+  // Claims are heard on the block sync's region channels (net/claims/claims.ts).
   const claims = followClaims(db, { playerId, playerName, tile, emit });
   const blocks = createBlockSync(db, {
     onActivity: online.noteActive,
@@ -80,7 +86,10 @@ export function createSessionParts(db: SupabaseClient, options: PartsOptions, wi
   });
   let hitsHeard = 0;
   const presence = createPresence(db, { playerId, readLocal: options.readLocal, emit, now, hitsHeard: () => hitsHeard });
-  const poses = createPoseChannels(db, { playerId, peers: presence.peers, emit, now });
+  // The poses follow the interest's regions themselves, from their first update in the world.
+  const poses = createPoseChannels(db, { playerId, peers: presence.peers, emit, now, interest });
+  interest.onMove(blocks.follow);
+  interest.onArea(presence.follow);
   const chat = createChat(db, {
     playerId,
     playerName,
@@ -106,5 +115,5 @@ export function createSessionParts(db: SupabaseClient, options: PartsOptions, wi
     },
   });
   const restorable = followRestorable(db, { playerId, tile, world: options.world, emit });
-  return { online, claims, blocks, presence, poses, chat, combat, voice, restorable };
+  return { interest, online, claims, blocks, presence, poses, chat, combat, voice, restorable };
 }

@@ -1,16 +1,17 @@
 /**
  * Keeps the session in line with the engine, once per engine step (`queues.onStep`, with the
- * engine's step number): follow the local player's regions, report the world's loading, send the
- * local pose if due, record the player at once where it stops or while it fights, and send the
- * outbox, so an action goes out in the step it was made.
+ * engine's step number): move the interest to the local player (the one call that moves the
+ * blocks', presence's and poses' regions), report the world's loading, send the local pose if
+ * due, record the player at once where it stops or while it fights, and send the outbox, so an
+ * action goes out in the step it was made.
  */
 import type { LocalAction } from '../components/network.js';
 import { COMBAT_HEARTBEAT_MS } from '../protocol/rules.js';
-import type { BlockSync } from './blocks.js';
+import type { Interest } from './interest/interest.js';
 import type { OutboxSender } from './outbox.js';
-import { poseNumbering } from './pose-numbers.js';
-import type { Pose, PoseChannels } from './poses.js';
-import type { Presence } from './presence.js';
+import { poseNumbering } from './poses/numbers.js';
+import type { Pose, PoseChannels } from './poses/poses.js';
+import type { Presence } from './presence/presence.js';
 import type { WorldEntry } from './session-entry.js';
 
 /** Fewest ms between two extra heartbeats sent when the player stops moving. */
@@ -25,14 +26,14 @@ export interface SyncOptions {
   now(): number;
   /** The engine's outbox, drained each step. */
   outbox: LocalAction[];
-  /** The wall clock in steps when the session started (net/pose-numbers.ts). */
+  /** The wall clock in steps when the session started (net/poses/numbers.ts). */
   clockStep: number;
 }
 
 /** The parts the sync drives. */
 export interface SyncParts {
-  blocks: Pick<BlockSync, 'follow'>;
-  presence: Pick<Presence, 'follow' | 'heartbeat' | 'heartbeatIfOlder'>;
+  interest: Pick<Interest, 'move'>;
+  presence: Pick<Presence, 'heartbeat' | 'heartbeatIfOlder'>;
   poses: Pick<PoseChannels, 'update'>;
   entry: WorldEntry;
   sender: Pick<OutboxSender, 'send'>;
@@ -58,7 +59,7 @@ function createExtraBeats(presence: SyncParts['presence'], now: () => number): (
 
 /** The session's sync: `run` once per engine step; `stop` makes later calls do nothing. */
 export function createSessionSync(options: SyncOptions, parts: SyncParts): { run(engineStep: number): void; stop(): void } {
-  const { blocks, presence, poses, entry, sender } = parts;
+  const { interest, presence, poses, entry, sender } = parts;
   const poseNumber = poseNumbering(options.clockStep);
   const extraBeats = createExtraBeats(presence, options.now);
   let stopped = false;
@@ -66,8 +67,7 @@ export function createSessionSync(options: SyncOptions, parts: SyncParts): { run
     run(engineStep) {
       if (stopped) return;
       const pose = options.readLocal();
-      blocks.follow(pose.x, pose.y);
-      presence.follow(pose.x, pose.y);
+      interest.move(pose.x, pose.y);
       entry.step();
       const n = poseNumber(engineStep);
       if (entry.inWorld()) poses.update(pose, n);

@@ -3,8 +3,9 @@
  * count, combat, voice, the restorable blocks and land claims to the engine's queues, and resyncs
  * claims and players whenever the live connection comes back after a drop or a server restart
  * (blocks read their chunks again by themselves). The engine calls it once per fixed step
- * (`queues.onStep`) with its step number: it then follows the player's chunks, sends the local
- * pose if it changed and flushes the outbox, so an action goes out in the step it was made.
+ * (`queues.onStep`) with its step number: it then moves the interest with the player (the chunks
+ * and regions followed), sends the local pose if it changed and flushes the outbox, so an action
+ * goes out in the step it was made.
  *
  * Beside it: the parts made and wired (session-parts.ts), entering the world (session-entry.ts),
  * the work of each engine step (session-sync.ts), the outbox sent in order (outbox.ts) and
@@ -14,7 +15,7 @@ import type { SupabaseClient } from '@supabase/supabase-js';
 import type { NetQueues } from '../components/network.js';
 import { TILE_SIZE } from '../protocol/geometry.js';
 import { STEP_MS } from '../protocol/movement.js';
-import type { ClaimsFollower } from './claims.js';
+import type { ClaimsFollower } from './claims/claims.js';
 import { minimapPlayersFromBlocks, type MinimapPlayer } from './minimap.js';
 import { createOutboxSender } from './outbox.js';
 import { deletePresenceOnPageClose, followAccessToken } from './page-close.js';
@@ -102,12 +103,12 @@ export async function startSession(options: SessionOptions): Promise<Session> {
   };
   const onConnected = watchConnection(options.onConnected, () => void resync(parts));
   const parts = createSessionParts(db, options, { emit, now, tile, onConnected });
-  const { blocks, presence, poses, chat, combat, voice, claims } = parts;
-  const entry = enterWorld(presence, blocks, options.readLocal(), options.onProgress ?? (() => undefined));
+  const { interest, blocks, presence, poses, chat, combat, voice, claims } = parts;
+  const entry = enterWorld(interest, presence, blocks, options.readLocal(), options.onProgress ?? (() => undefined));
   const sender = createOutboxSender(blocks, combat);
   const sync = createSessionSync(
     { readLocal: options.readLocal, inCombat: options.inCombat, now, outbox: queues.outbox, clockStep: Math.floor(now() / STEP_MS) },
-    { blocks, presence, poses, entry, sender },
+    { interest, presence, poses, entry, sender },
   );
   queues.onStep = sync.run;
 

@@ -4,7 +4,7 @@
  * the same speed. The server judges every position it is told against a budget of
  * MOVE_BUDGET_PX_PER_S since the last one it accepted plus a carried slack
  * (`game_private.movement_budget`, `game_private.movement_slack_cap`); receivers judge poses the
- * same way (net/peers.ts).
+ * same way (net/presence/peers.ts).
  */
 
 /** Fixed simulation step in milliseconds. */

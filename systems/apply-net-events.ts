@@ -11,7 +11,7 @@ import type { GameWorld } from '../components/world.js';
 
 /**
  * Presence rows move a remote player only when no pose event arrived for this long: a walker
- * keyframes about once a second (net/poses.ts), and its row may be up to a heartbeat old.
+ * keyframes about once a second (net/poses/poses.ts), and its row may be up to a heartbeat old.
  */
 const PRESENCE_POSITION_AFTER_MS = 2000;
 

@@ -1,8 +1,8 @@
 import { useAtom, useAtomValue } from 'jotai';
 import { useCallback, useEffect, useState } from 'react';
 import { claimShapeProblem, rectSize, type TileRect } from '../../components/claims.js';
-import type { ClaimsFollower } from '../../net/claims.js';
-import type { ClaimBudget, OwnClaim } from '../../net/claims-requests.js';
+import type { ClaimsFollower } from '../../net/claims/claims.js';
+import type { ClaimBudget, OwnClaim } from '../../net/claims/requests.js';
 import { hudAtoms } from '../state/hud-atoms.js';
 import { landClaimsAtom } from '../state/social-atoms.js';
 import { landOpenAtom, touchLayoutAtom } from '../state/ui-atoms.js';

@@ -3,7 +3,7 @@
  * the panels write the toggles (audio, voice online, recording) and read everything.
  */
 import { atom } from 'jotai';
-import type { ClaimsFollower } from '../../net/claims.js';
+import type { ClaimsFollower } from '../../net/claims/claims.js';
 import type { MinimapPlayer } from '../../net/minimap.js';
 import type { ChatRow } from '../../net/rows.js';
 

@@ -1,5 +1,5 @@
 /**
- * Land claims heard by region (net/claims.ts, 20250706000000_claims_heard_by_region.sql): real
+ * Land claims heard by region (net/claims/claims.ts, 20250706000000_claims_heard_by_region.sql): real
  * sessions hear the claims made, abandoned and trusted on the regions whose block channels they
  * hold, at once and on no extra channel; a claim far away never reaches their sockets; a claim
  * changed while its region was not held is current when the player comes back.
@@ -8,7 +8,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type pg from 'pg';
 import type { Claim } from '../../components/claims.js';
-import { CLAIMS_KEPT } from '../../net/claims-known.js';
+import { CLAIMS_KEPT } from '../../net/claims/known.js';
 import { connectAsOperator } from '../support/server.js';
 import { sleep, waitFor } from '../support/wait.js';
 import { startTestServer, type TestServer } from '../support/harness.js';

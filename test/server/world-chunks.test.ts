@@ -1,5 +1,5 @@
 /**
- * A world larger than any request bound, held by chunk (net/blocks.ts, net/chunks.ts): a player
+ * A world larger than any request bound, held by chunk (net/blocks/blocks.ts, net/chunks.ts): a player
  * reads only the chunks around its view by primary-key range, hears only the regions it holds,
  * drops chunks far behind it and reads them again, changes made meanwhile included, when it
  * comes back; a change heard while its chunk is being read is neither lost nor applied before

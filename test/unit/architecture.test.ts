@@ -45,6 +45,14 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   'test/support': ['test/support', 'src', 'systems', 'net', 'components', 'protocol', 'server'],
 };
 
+/** The arithmetic of the interest centre and its 3x3 regions. */
+const INTEREST_CENTRE = 'net/interest/centre.ts';
+/** The one module of the product that may use {@link INTEREST_CENTRE}: the session's one interest. */
+const INTEREST_KEEPER = 'net/interest/interest.ts';
+
+/** The folders of the product (the rest, bench/ and test/support/, may reproduce the client). */
+const PRODUCT = ['protocol', 'components', 'systems', 'net', 'src', 'server'];
+
 /** An offence found: where it is, and what it is. */
 interface Offence {
   where: string;
@@ -69,6 +77,17 @@ function layerOffences(edges: readonly ImportEdge[]): Offence[] {
     offences.push({ where: `${edge.from}:${edge.line} imports ${edge.to} (${values})` });
   }
   return offences;
+}
+
+/**
+ * Every module of the product but {@link INTEREST_KEEPER} that imports {@link INTEREST_CENTRE}:
+ * the interest centre and its 3x3 regions are kept once, and blocks, presence and poses follow
+ * that one interest instead of keeping a centre of their own.
+ */
+function interestOffences(edges: readonly Pick<ImportEdge, 'from' | 'to' | 'line'>[]): Offence[] {
+  return edges
+    .filter((edge) => edge.to === INTEREST_CENTRE && edge.from !== INTEREST_KEEPER && PRODUCT.includes(layerOf(edge.from)))
+    .map((edge) => ({ where: `${edge.from}:${edge.line} computes an interest centre of its own (imports ${edge.to}); follow ${INTEREST_KEEPER}` }));
 }
 
 /** Every import cycle, as a path from its first module back to itself. */
@@ -172,8 +191,24 @@ test('a module of systems/ the pipeline does not run, and drawing the pipeline r
   ]);
 });
 
+test('one interest: only net/interest/interest.ts of the product imports the interest centre arithmetic', () => {
+  assertNone(interestOffences(edges));
+});
+
+test('a second keeper of the interest centre is found; the keeper itself and the load bots are not', () => {
+  const found = interestOffences([
+    { from: 'net/interest/interest.ts', to: INTEREST_CENTRE, line: 17 },
+    { from: 'test/support/load/bot.ts', to: INTEREST_CENTRE, line: 18 },
+    { from: 'net/poses/poses.ts', to: INTEREST_CENTRE, line: 30 },
+    { from: 'net/poses/poses.ts', to: 'net/interest/interest.ts', line: 31 },
+  ]);
+  assert.equal(found.map((offence) => offence.where), [
+    'net/poses/poses.ts:30 computes an interest centre of its own (imports net/interest/centre.ts); follow net/interest/interest.ts',
+  ]);
+});
+
 test('every export of the product (protocol, components, systems, net, src, server) has JSDoc', () => {
-  const files = sourceFiles(['protocol', 'components', 'systems', 'net', 'src', 'server']);
+  const files = sourceFiles(PRODUCT);
   assertNone(files.flatMap((file) => undocumentedExports(parseModule(file)).map((where) => ({ where }))));
 });
 

@@ -1,19 +1,19 @@
 /**
- * A bot's blocks as net/blocks.ts holds them: the private `blocks:rx:ry` channel of every region
+ * A bot's blocks as net/blocks/blocks.ts holds them: the private `blocks:rx:ry` channel of every region
  * the view plus its margin touches (left once 512 px beyond), and each chunk there read once by
  * primary-key range after its region's channel joined, nearest first, at most four reads at once.
  * The same helpers from net/ decide which regions and chunks, so the bot reads what the game reads.
  */
 import { TILE_SIZE } from '../../../components/constants.js';
-import { CHUNK_MARGIN_PX, MAX_CHUNK_READS } from '../../../net/block-chunks.js';
-import { DEFAULT_VIEW, REGION_KEEP_PX } from '../../../net/blocks.js';
+import { CHUNK_MARGIN_PX, MAX_CHUNK_READS } from '../../../net/blocks/chunk-reads.js';
+import { DEFAULT_VIEW, REGION_KEEP_PX } from '../../../net/blocks/blocks.js';
 import { chunkName, chunksAround, regionOfChunk, regionTiles } from '../../../net/chunks.js';
 import { CHUNK_TILES, regionName, type ChunkCoords, type Region } from '../../../protocol/geometry.js';
 import { blocksTopic } from '../../../protocol/topics.js';
 import { chunkRequest, type GameRequest } from './queries.js';
 import type { BotChannel } from './socket.js';
 
-/** Wait before a failed chunk read is tried again (net/block-chunks.ts). */
+/** Wait before a failed chunk read is tried again (net/blocks/chunk-reads.ts). */
 const RETRY_MS = 1000;
 
 /** What the block side of a bot needs from the bot. */
@@ -44,7 +44,7 @@ interface ChunkState {
   retryAt: number;
 }
 
-/** Whether `held` meets the rectangle of pixels [x0, x1) x [y0, y1) (as net/blocks.ts decides). */
+/** Whether `held` meets the rectangle of pixels [x0, x1) x [y0, y1) (as net/blocks/blocks.ts decides). */
 function regionMeets(held: HeldRegion, x0: number, y0: number, x1: number, y1: number): boolean {
   return held.x0 < x1 && held.x1 > x0 && held.y0 < y1 && held.y1 > y0;
 }
@@ -53,7 +53,7 @@ function regionMeets(held: HeldRegion, x0: number, y0: number, x1: number, y1: n
 const CHUNK_PX = CHUNK_TILES * TILE_SIZE;
 const HALF_WIDTH = DEFAULT_VIEW.width / 2;
 const HALF_HEIGHT = DEFAULT_VIEW.height / 2;
-/** How far beyond the view's edges a region is kept (net/blocks.ts). */
+/** How far beyond the view's edges a region is kept (net/blocks/blocks.ts). */
 const KEEP_PX = CHUNK_MARGIN_PX + REGION_KEEP_PX;
 
 /** The block regions and chunks of one bot. */

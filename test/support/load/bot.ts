@@ -11,11 +11,11 @@
  * timer: the fleet calls {@link Bot.step} once per 16 ms step.
  */
 import { STEP_MS, TILE_SIZE } from '../../../components/constants.js';
-import { claimsArea, nearEdge, regionsRect } from '../../../net/claims-area.js';
-import { CLAIMS_CHECK_MS, REGION_READ_GATHER_MS } from '../../../net/claims.js';
+import { claimsArea, nearEdge, regionsRect } from '../../../net/claims/area.js';
+import { CLAIMS_CHECK_MS, REGION_READ_GATHER_MS } from '../../../net/claims/claims.js';
 import { ONLINE_REFRESH_MS, RESTORE_CHECK_MS, RESTORE_REFRESH_MS } from '../../../net/constants.js';
-import { REGION_CHANNEL_CONFIG, type Pose } from '../../../net/poses.js';
-import { interestCentre, regionKeysAround, topicsAround } from '../../../net/regions.js';
+import { REGION_CHANNEL_CONFIG, type Pose } from '../../../net/poses/poses.js';
+import { interestCentre, regionKeysAround, topicsAround } from '../../../net/interest/centre.js';
 import type { Region } from '../../../protocol/geometry.js';
 import { PRESENCE_HEARTBEAT_MS } from '../../../protocol/rules.js';
 import { POSE_EVENT, regionTopic } from '../../../protocol/topics.js';
@@ -61,7 +61,7 @@ interface HeardPose {
 /** One walking bot; see the module comment. */
 export class Bot {
   readonly socket: BotSocket;
-  /** The pose as the engine would hand it to net/poses.ts. */
+  /** The pose as the engine would hand it to net/poses/poses.ts. */
   readonly pose: Pose;
   private readonly walking: Walking = { x: 0, y: 0, facing: 1, dx: 1, dy: 0, nextTurn: 0 };
   /** When it starts walking (ms since the epoch; Infinity: standing). */
@@ -203,7 +203,7 @@ export class Bot {
     pose.moving = true;
   }
 
-  /** net/poses.ts `update`: follows the interest centre's 3x3 channels and sends the pose that is due on the centre's. */
+  /** net/poses/poses.ts `update`: follows the interest centre's 3x3 channels and sends the pose that is due on the centre's. */
   private sendPose(now: number): void {
     const pose = this.pose;
     const centre = interestCentre(this.poseCentre, pose.x, pose.y);
@@ -223,14 +223,14 @@ export class Bot {
     const payload = this.sender.due(pose.x, pose.y, pose.facing, pose.moving, pose.isSwinging, this.poseBase + this.steps - 1, topic, now);
     if (payload === null) return;
     const channel = this.regions.get(topic);
-    // As net/poses.ts: never sent on a channel not joined (it stays due until it is).
+    // As net/poses/poses.ts: never sent on a channel not joined (it stays due until it is).
     if (!channel?.joined) return;
     this.socket.broadcast(channel, POSE_EVENT, payload);
     this.sender.sent();
     if (this.world.figures.recording) this.world.figures.posesSent++;
   }
 
-  /** net/presence.ts `follow`: on a new interest centre, the rows of its 3x3 regions followed, and (after the first) a heartbeat and a load. */
+  /** net/presence/presence.ts `follow`: on a new interest centre, the rows of its 3x3 regions followed, and (after the first) a heartbeat and a load. */
   private followPresence(): void {
     const next = interestCentre(this.presenceCentre, this.pose.x, this.pose.y);
     if (next === this.presenceCentre) return;
@@ -281,7 +281,7 @@ export class Bot {
     return { x: Math.floor(this.pose.x / TILE_SIZE), y: Math.floor(this.pose.y / TILE_SIZE) };
   }
 
-  /** net/heartbeat.ts: one upsert at a time, at most one waiting. */
+  /** net/presence/heartbeat.ts: one upsert at a time, at most one waiting. */
   private heartbeat(): Promise<void> {
     if (!this.beating) {
       const { x, y } = this.pose;
@@ -314,7 +314,7 @@ export class Bot {
     void this.send(q.removalsRequest(this.identity.address, now));
   }
 
-  /** net/claims-reads.ts `load`: the area around the player, its own claims and its trusts. */
+  /** net/claims/refresh.ts `load`: the area around the player, its own claims and its trusts. */
   private async loadClaims(): Promise<void> {
     if (this.claimsLoading) return;
     this.claimsLoading = true;

@@ -1,5 +1,5 @@
 /**
- * net/poses.ts's pose sender (`createPoseSender`) without allocation: the same decisions (a pose
+ * net/poses/poses.ts's pose sender (`createPoseSender`) without allocation: the same decisions (a pose
  * when the direction, facing, swing or topic changes, a keyframe every POSE_KEYFRAME_STEPS while
  * walking, the stop's repeats, a standing keyframe, a correction past POSE_DRIFT_PX) kept in
  * numbers, and the payload written straight as the JSON `JSON.stringify` makes of net/'s payload.
@@ -7,7 +7,7 @@
  * `test/unit/load/bot-wire.test.ts` holds it to net/'s sender, payload for payload.
  */
 import { walkVelocity } from '../../../protocol/movement.js';
-import { POSE_DRIFT_PX, POSE_KEYFRAME_STEPS, POSE_STANDING_KEYFRAME_STEPS, POSE_STOP_REPEAT_STEPS } from '../../../net/poses.js';
+import { POSE_DRIFT_PX, POSE_KEYFRAME_STEPS, POSE_STANDING_KEYFRAME_STEPS, POSE_STOP_REPEAT_STEPS } from '../../../net/poses/poses.js';
 
 /** walkVelocity's speeds (components/pose.ts), read once: a step along an axis, and along each axis of a diagonal. */
 const STRAIGHT_SPEED = walkVelocity(1, 0).vx;
@@ -73,7 +73,7 @@ export class PoseSender {
   sent(): void {
     const standing = this.directionX === 0 && this.directionY === 0;
     const wasStanding = this.lastDx === 0 && this.lastDy === 0;
-    // A first pose is no stop (net/poses.ts): it is not repeated.
+    // A first pose is no stop (net/poses/poses.ts): it is not repeated.
     this.stoppedAt = !standing ? -1
       : !this.hasLast ? this.dueN - POSE_STOP_REPEAT_STEPS[POSE_STOP_REPEAT_STEPS.length - 1]!
       : wasStanding ? this.stoppedAt : this.dueN;

@@ -6,8 +6,8 @@
 import { DEFAULT_APPEARANCE } from '../../../components/appearance-types.js';
 import type { TileRect } from '../../../components/claims.js';
 import { chunkTiles } from '../../../net/chunks.js';
-import { CLAIMS_KEPT } from '../../../net/claims-known.js';
-import { CLAIM_COLUMNS, CLAIMS_PER_READ, OWN_CLAIMS_READ } from '../../../net/claims-rows.js';
+import { CLAIMS_KEPT } from '../../../net/claims/known.js';
+import { CLAIM_COLUMNS, CLAIMS_PER_READ, OWN_CLAIMS_READ } from '../../../net/claims/queries.js';
 import { CHAT_HISTORY, ONLINE_WINDOW_MS, RESTORE_WINDOW_MS } from '../../../net/constants.js';
 import { BLOCK_COLUMNS, localPlayerToRow } from '../../../net/rows.js';
 import { CHUNK_TILES } from '../../../protocol/geometry.js';
@@ -21,13 +21,13 @@ export interface GameRequest {
   call: RestCall;
 }
 
-/** The widest claim less one (net/claims-rows.ts): claims starting this far left of an area may reach it. */
+/** The widest claim less one (net/claims/queries.ts): claims starting this far left of an area may reach it. */
 const CLAIM_MAX_SPAN = 99;
 
 const iso = (ms: number) => new Date(ms).toISOString();
 const get = (table: string, query: Query, call: RestCall = {}): GameRequest => ({ table, query, call });
 
-/** The presence heartbeat (net/heartbeat.ts): the row upserted, health and level read back. */
+/** The presence heartbeat (net/presence/heartbeat.ts): the row upserted, health and level read back. */
 export function heartbeatRequest(id: string, name: string, x: number, y: number, now: number): GameRequest {
   const row = localPlayerToRow({ id, name, x, y, health: 100, maxHealth: 100, level: 1, appearance: { ...DEFAULT_APPEARANCE }, isSwinging: false }, new Date(now));
   return {
@@ -37,23 +37,23 @@ export function heartbeatRequest(id: string, name: string, x: number, y: number,
   };
 }
 
-/** The players of the followed regions seen lately (net/presence-rows.ts `load`). */
+/** The players of the followed regions seen lately (net/presence/rows.ts `load`). */
 export function playersRequest(id: string, regions: readonly string[], now: number): GameRequest {
   return get('game_players', [['select', '*'], ['region', `in.(${regions.join(',')})`], ['player_id', `neq.${id}`], ['last_seen', `gte.${iso(now - PRESENCE_STALE_MS)}`]]);
 }
 
-/** One chunk's blocks (net/block-chunks.ts). */
+/** One chunk's blocks (net/blocks/chunk-reads.ts). */
 export function chunkRequest(cx: number, cy: number): GameRequest {
   const { x0, y0, x1, y1 } = chunkTiles(cx, cy);
   return get('game_blocks', [['select', BLOCK_COLUMNS], ['x', `gte.${x0}`], ['x', `lt.${x1}`], ['y', `gte.${y0}`], ['y', `lt.${y1}`], ['limit', String(CHUNK_TILES * CHUNK_TILES)]]);
 }
 
-/** A refused block's tile read back (net/block-edits.ts). */
+/** A refused block's tile read back (net/blocks/edits.ts). */
 export function tileRequest(x: number, y: number): GameRequest {
   return get('game_blocks', [['select', BLOCK_COLUMNS], ['x', `eq.${x}`], ['y', `eq.${y}`]]);
 }
 
-/** A block placed (net/block-edits.ts). */
+/** A block placed (net/blocks/edits.ts). */
 export function placeRequest(id: string, name: string, x: number, y: number, blockType: string): GameRequest {
   return { table: 'game_blocks', query: [], call: { method: 'POST', body: JSON.stringify({ x, y, block_type: blockType, player_id: id, player_name: name }) } };
 }
@@ -99,7 +99,7 @@ export function removalsRequest(id: string, now: number): GameRequest {
   ]);
 }
 
-/** The claims overlapping `area` (net/claims-rows.ts `readClaimsIn`). */
+/** The claims overlapping `area` (net/claims/queries.ts `readClaimsIn`). */
 export function claimsInRequest(area: TileRect, limit = CLAIMS_PER_READ): GameRequest {
   return get('game_claims', [
     ['select', CLAIM_COLUMNS], ['x1', `gte.${area.x1 - CLAIM_MAX_SPAN}`], ['x1', `lte.${area.x2}`], ['x2', `gte.${area.x1}`],
@@ -107,17 +107,17 @@ export function claimsInRequest(area: TileRect, limit = CLAIMS_PER_READ): GameRe
   ]);
 }
 
-/** The player's own claims (net/claims-rows.ts `readOwnClaims`). */
+/** The player's own claims (net/claims/queries.ts `readOwnClaims`). */
 export function ownClaimsRequest(id: string): GameRequest {
   return get('game_claims', [['select', CLAIM_COLUMNS], ['owner_id', `eq.${id}`], ['limit', String(OWN_CLAIMS_READ)]]);
 }
 
-/** The claims the player is trusted on (net/claims-rows.ts `readTrusts`, as net/claims-reads.ts calls it). */
+/** The claims the player is trusted on (net/claims/queries.ts `readTrusts`, as net/claims/refresh.ts calls it). */
 export function trustsRequest(id: string): GameRequest {
   return get('game_claim_members', [['select', 'claim_id'], ['player_id', `eq.${id}`], ['limit', String(CLAIMS_KEPT)]]);
 }
 
-/** The presence row deleted on leaving (net/presence.ts). */
+/** The presence row deleted on leaving (net/presence/presence.ts). */
 export function leaveRequest(id: string): GameRequest {
   return { table: 'game_players', query: [['player_id', `eq.${id}`]], call: { method: 'DELETE' } };
 }

@@ -1,8 +1,8 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { claimAt, claimShapeProblem, rectBetween, rectSize, relationOf, type Claim } from '../../../components/claims.js';
-import { claimsArea, nearEdge, overlaps, CLAIM_MARGIN_TILES } from '../../../net/claims-area.js';
-import { slices } from '../../../net/claims-rows.js';
+import { claimsArea, nearEdge, overlaps, CLAIM_MARGIN_TILES } from '../../../net/claims/area.js';
+import { slices } from '../../../net/claims/queries.js';
 import { VIEW_HALF_HEIGHT_TILES, VIEW_HALF_WIDTH_TILES } from '../../../net/constants.js';
 import { describeRefusal } from '../../../net/refusals.js';
 

@@ -10,12 +10,12 @@ import { RealtimeClient } from '@supabase/realtime-js';
 import Serializer from '@supabase/realtime-js/dist/main/lib/serializer.js';
 import { DEFAULT_APPEARANCE } from '../../../components/appearance-types.js';
 import { walkVelocity } from '../../../protocol/movement.js';
-import { createBlockSync } from '../../../net/blocks.js';
-import { CLAIMS_KEPT } from '../../../net/claims-known.js';
-import { readClaimsIn, readOwnClaims, readTrusts } from '../../../net/claims-rows.js';
-import { createHeartbeat } from '../../../net/heartbeat.js';
+import { createBlockSync } from '../../../net/blocks/blocks.js';
+import { CLAIMS_KEPT } from '../../../net/claims/known.js';
+import { readClaimsIn, readOwnClaims, readTrusts } from '../../../net/claims/queries.js';
+import { createHeartbeat } from '../../../net/presence/heartbeat.js';
 import { readActivity } from '../../../net/online.js';
-import { createPoseSender, REGION_CHANNEL_CONFIG } from '../../../net/poses.js';
+import { createPoseSender, REGION_CHANNEL_CONFIG } from '../../../net/poses/poses.js';
 import { readRemovals } from '../../../net/restorable.js';
 import { BotBlocks } from '../../support/load/bot-blocks.js';
 import { PoseSender } from '../../support/load/pose-sender.js';
@@ -31,7 +31,7 @@ const KEY = 'anon-key';
 const TOKEN = 'user-token';
 const ID = '9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin';
 
-test('the pose sender sends exactly the payloads net/poses.ts sends, step for step, over a walk with turns, stops, swings and new topics', () => {
+test('the pose sender sends exactly the payloads net/poses/poses.ts sends, step for step, over a walk with turns, stops, swings and new topics', () => {
   const rng = seededRng(7);
   let clock = 1_000_000;
   const net = createPoseSender(ID, () => clock);
@@ -175,7 +175,7 @@ test('reads are the requests net/ makes through postgrest-js: URL, method and he
   assert.equal(calls.map((call) => ({ ...call, headers: { ...call.headers, 'x-client-info': clientInfo } })), expected.map(botRequest).map((call) => ({ ...call, headers: { ...call.headers, 'x-client-info': clientInfo } })));
 });
 
-test('the heartbeat is the upsert net/heartbeat.ts sends: URL, headers and row', async () => {
+test('the heartbeat is the upsert net/presence/heartbeat.ts sends: URL, headers and row', async () => {
   const { db, calls } = capturingClient('[{"health":100,"level":1}]');
   const now = Date.parse('2026-11-27T15:00:00.000Z');
   const heartbeat = createHeartbeat(db, {
@@ -189,13 +189,13 @@ test('the heartbeat is the upsert net/heartbeat.ts sends: URL, headers and row',
   assert.equal({ ...calls[0]!, headers: { ...calls[0]!.headers, 'x-client-info': '' } }, { ...expected, headers: { ...expected.headers, 'x-client-info': '' } });
 });
 
-/** A db whose channels net/blocks.ts makes and removes, never joined. */
+/** A db whose channels net/blocks/blocks.ts makes and removes, never joined. */
 function channelOnlyDb() {
   const channel = { on: () => channel, subscribe: () => channel, state: 'joining' };
   return { channel: () => channel, removeChannel: async () => 'ok', from: () => { throw new Error('no read before a join'); } };
 }
 
-test('the bot holds the block regions net/blocks.ts holds at every step of a long walk', () => {
+test('the bot holds the block regions net/blocks/blocks.ts holds at every step of a long walk', () => {
   const net = createBlockSync(channelOnlyDb() as never, { playerId: ID, playerName: () => 'Bot1', emit: () => undefined, notice: () => undefined });
   const joined = new Set<string>();
   const bot = new BotBlocks({

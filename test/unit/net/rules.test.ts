@@ -1,7 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { DEFAULT_APPEARANCE } from '../../../components/appearance-types.js';
-import { interestCentre, topicsAround } from '../../../net/regions.js';
+import { interestCentre, topicsAround } from '../../../net/interest/centre.js';
 import { localPlayerToRow, playerRowToEvent, readAppearance } from '../../../net/rows.js';
 import { proximityVolume } from '../../../components/sounds.js';
 import { clipVolume } from '../../../net/voice.js';

@@ -1,5 +1,5 @@
 /**
- * The sequence numbers pose events carry (`seq`; on the wire `n`, net/poses.ts). They count
+ * The sequence numbers pose events carry (`seq`; on the wire `n`, net/poses/poses.ts). They count
  * steps: there is one count of steps, the engine's (`world.step`, handed to the session each
  * step), and a session only moves it by a fixed offset.
  */

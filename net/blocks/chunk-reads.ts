@@ -5,12 +5,12 @@
  * RETRY_MS.
  */
 import type { SupabaseClient } from '@supabase/supabase-js';
-import type { NetEvent } from '../components/network.js';
-import { decodeBlockChanges, type BlockChange } from '../protocol/block-changes.js';
-import { CHUNK_TILES, chunkOfTile, type Region } from '../protocol/geometry.js';
-import { chunkName, chunksAround, chunkTiles, regionOfChunk } from './chunks.js';
+import type { NetEvent } from '../../components/network.js';
+import { decodeBlockChanges, type BlockChange } from '../../protocol/block-changes.js';
+import { CHUNK_TILES, chunkOfTile, type Region } from '../../protocol/geometry.js';
+import { chunkName, chunksAround, chunkTiles, regionOfChunk } from '../chunks.js';
 import type { OwnBlocks } from './own-blocks.js';
-import { BLOCK_COLUMNS, blockRowToEvent, type BlockRow } from './rows.js';
+import { BLOCK_COLUMNS, blockRowToEvent, type BlockRow } from '../rows.js';
 
 /**
  * Pixels beyond the view's edges whose chunks are read (and whose regions are heard): about a

@@ -1,8 +1,8 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { SupabaseClient } from '@supabase/supabase-js';
-import { DEFAULT_APPEARANCE } from '../../../components/appearance-types.js';
-import { createPresence } from '../../../net/presence.js';
+import { DEFAULT_APPEARANCE } from '../../../../components/appearance-types.js';
+import { createPresence } from '../../../../net/presence/presence.js';
 
 /** A client whose presence upserts (answered as a list) wait until the test answers them, in the order they were sent. */
 function heldClient() {

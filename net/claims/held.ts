@@ -4,7 +4,7 @@
  * after it (each change sets a claim or a trust whole, so the latest wins). At most
  * MAX_HELD_CLAIM_MESSAGES are held; past it the reads are made again.
  */
-import type { ClaimChanges } from '../protocol/claim-changes.js';
+import type { ClaimChanges } from '../../protocol/claim-changes.js';
 
 /** Live messages held while a read runs; past it the reads are made again. */
 export const MAX_HELD_CLAIM_MESSAGES = 256;

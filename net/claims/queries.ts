@@ -1,11 +1,12 @@
 /**
- * Claims as the database holds them (game_claims, game_claim_members): the reads the claims
- * follower makes. A row read has the shape a `claims` message carries (protocol/claim-changes.ts).
+ * The REST queries on claims as the database holds them (game_claims, game_claim_members): the
+ * rectangle, own-claims and trusts reads that refresh.ts makes, the columns read and the limits.
+ * A row read has the shape a `claims` message carries (protocol/claim-changes.ts).
  */
 import type { SupabaseClient } from '@supabase/supabase-js';
-import type { TileRect } from '../components/claims.js';
-import type { ClaimRow } from '../protocol/claim-changes.js';
-import { CLAIM_MAX_TILES, CLAIM_MIN_TILES, CLAIM_TILES_MAX } from '../protocol/rules.js';
+import type { TileRect } from '../../components/claims.js';
+import type { ClaimRow } from '../../protocol/claim-changes.js';
+import { CLAIM_MAX_TILES, CLAIM_MIN_TILES, CLAIM_TILES_MAX } from '../../protocol/rules.js';
 
 /** Most claims read around the player at once. */
 export const CLAIMS_PER_READ = 300;

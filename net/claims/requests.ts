@@ -4,11 +4,11 @@
  * shape first, so the player reads the reason at once.
  */
 import type { SupabaseClient } from '@supabase/supabase-js';
-import { claimShapeProblem, type Claim, type TileRect } from '../components/claims.js';
-import { nameKey } from '../components/text.js';
-import type { ClaimRow } from '../protocol/claim-changes.js';
-import type { KnownClaims } from './claims-known.js';
-import { CLAIM_COLUMNS, IN_LIST_MAX, slices } from './claims-rows.js';
+import { claimShapeProblem, type Claim, type TileRect } from '../../components/claims.js';
+import { nameKey } from '../../components/text.js';
+import type { ClaimRow } from '../../protocol/claim-changes.js';
+import type { KnownClaims } from './known.js';
+import { CLAIM_COLUMNS, IN_LIST_MAX, slices } from './queries.js';
 
 /** A claim-tile budget: { total, used, available }. */
 export interface ClaimBudget {

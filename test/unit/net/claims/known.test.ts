@@ -1,9 +1,9 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import type { NetEvent } from '../../../components/network.js';
-import { createHeldClaimChanges, MAX_HELD_CLAIM_MESSAGES } from '../../../net/claims-held.js';
-import { CLAIMS_KEPT, createKnownClaims } from '../../../net/claims-known.js';
-import type { ClaimChanges, ClaimRow } from '../../../protocol/claim-changes.js';
+import type { NetEvent } from '../../../../components/network.js';
+import { createHeldClaimChanges, MAX_HELD_CLAIM_MESSAGES } from '../../../../net/claims/held.js';
+import { CLAIMS_KEPT, createKnownClaims } from '../../../../net/claims/known.js';
+import type { ClaimChanges, ClaimRow } from '../../../../protocol/claim-changes.js';
 
 const none: ClaimChanges = { made: [], gone: [], trusted: [], untrusted: [] };
 const claim = (id: string, owner: string, x1 = 0): ClaimRow => ({ id, owner_id: owner, owner_name: owner, x1, y1: 0, x2: x1 + 3, y2: 3 });

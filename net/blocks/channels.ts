@@ -5,8 +5,8 @@
  * client would otherwise hand back the channel still leaving.
  */
 import type { RealtimeChannel, SupabaseClient } from '@supabase/supabase-js';
-import { regionName, type Region } from '../protocol/geometry.js';
-import { BLOCKS_EVENT, blocksTopic, CLAIMS_EVENT } from '../protocol/topics.js';
+import { regionName, type Region } from '../../protocol/geometry.js';
+import { BLOCKS_EVENT, blocksTopic, CLAIMS_EVENT } from '../../protocol/topics.js';
 
 /** What the region channels tell and need. */
 export interface BlockRegionsOptions {

@@ -10,26 +10,34 @@
  *     edge of what was read; and the player's own claims and trusts, wherever they are;
  *   * live changes: the database sends each claim made or abandoned, and each trust given or
  *     withdrawn, on the region topics (`blocks:rx:ry`, event `claims`) its rectangle overlaps. The
- *     block sync (net/blocks.ts) holds those channels as the player walks and hands their `claims`
+ *     block sync (net/blocks/blocks.ts) holds those channels as the player walks and hands their `claims`
  *     messages to {@link ClaimsFollower.hear}, so claims cost no channel of their own; a claim
  *     outside the regions held is not heard. Each time a region's channel joins (first or again),
  *     {@link ClaimsFollower.regionJoined} reads that region's claims again, so what changed while
  *     it was not held is current on return. Changes heard while a read runs are applied again
  *     after it (each change sets a claim or a trust whole, so the latest wins).
  *
- * Here the following; beside it: where claims are read (claims-area.ts), the rows
- * and reads (claims-rows.ts), the claims known (claims-known.ts), the reads (claims-reads.ts) with
- * the messages held while they run (claims-held.ts), and the LAND panel's requests (claims-requests.ts).
+ * Where its changes come from: the REST queries on `game_claims` and `game_claim_members`
+ * (queries.ts), and the `claims` messages that only the database sends, from statement triggers on
+ * those two tables (supabase/migrations/20250706000000_claims_heard_by_region.sql), whoever made
+ * the change (other clients, this one, the operators). They ride the block topics: the channel
+ * (net/blocks/channels.ts) hands them to the block sync (net/blocks/blocks.ts), which
+ * net/session-parts.ts wires to {@link ClaimsFollower.hear}, and the region joins likewise to
+ * {@link ClaimsFollower.regionJoined}. The player's tile is read on a timer.
+ *
+ * Here the following; beside it: where claims are read (area.ts), the REST queries (queries.ts),
+ * the claims known (known.ts), the refreshes of what is known (refresh.ts) with the messages held
+ * while they run (held.ts), and the LAND panel's requests (requests.ts).
  */
 import type { SupabaseClient } from '@supabase/supabase-js';
-import type { NetEvent } from '../components/network.js';
-import { decodeClaimChanges } from '../protocol/claim-changes.js';
-import type { Region } from '../protocol/geometry.js';
-import { nearEdge } from './claims-area.js';
-import { createKnownClaims } from './claims-known.js';
-import { createClaimReads } from './claims-reads.js';
-import { createClaimRequests, type ClaimRequests } from './claims-requests.js';
-import { gatherCalls } from './schedule.js';
+import type { NetEvent } from '../../components/network.js';
+import { decodeClaimChanges } from '../../protocol/claim-changes.js';
+import type { Region } from '../../protocol/geometry.js';
+import { nearEdge } from './area.js';
+import { createKnownClaims } from './known.js';
+import { createClaimRefresh } from './refresh.js';
+import { createClaimRequests, type ClaimRequests } from './requests.js';
+import { gatherCalls } from '../schedule.js';
 
 /** How often the player's position is compared with the area read. */
 export const CLAIMS_CHECK_MS = 1000;
@@ -64,7 +72,7 @@ export function followClaims(db: SupabaseClient, options: ClaimsOptions): Claims
   const known = createKnownClaims(me, options.emit);
   const listeners = new Set<() => void>();
   let closed = false;
-  const reads = createClaimReads(db, { playerId: me, tile: options.tile, known, closed: () => closed });
+  const reads = createClaimRefresh(db, { playerId: me, tile: options.tile, known, closed: () => closed });
   const ownChanged = () => {
     for (const listener of listeners) listener();
   };

@@ -1,11 +1,11 @@
 /**
- * Where claims are read (net/claims.ts): the view around the player plus a margin, read again
+ * Where claims are read (net/claims/claims.ts): the view around the player plus a margin, read again
  * when the player nears its edge, and the rectangle of the regions whose channels joined.
  */
-import type { TileRect } from '../components/claims.js';
-import type { Region } from '../protocol/geometry.js';
-import { regionTiles } from './chunks.js';
-import { VIEW_HALF_HEIGHT_TILES, VIEW_HALF_WIDTH_TILES } from './constants.js';
+import type { TileRect } from '../../components/claims.js';
+import type { Region } from '../../protocol/geometry.js';
+import { regionTiles } from '../chunks.js';
+import { VIEW_HALF_HEIGHT_TILES, VIEW_HALF_WIDTH_TILES } from '../constants.js';
 
 /** Tiles read beyond the view on every side. */
 export const CLAIM_MARGIN_TILES = 64;

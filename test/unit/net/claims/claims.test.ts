@@ -1,8 +1,8 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { overlaps, regionsRect } from '../../../net/claims-area.js';
-import { decodeClaimChanges } from '../../../protocol/claim-changes.js';
-import { regionOfTile } from '../../../protocol/geometry.js';
+import { overlaps, regionsRect } from '../../../../net/claims/area.js';
+import { decodeClaimChanges } from '../../../../protocol/claim-changes.js';
+import { regionOfTile } from '../../../../protocol/geometry.js';
 
 const row = { id: 'c1', owner_id: 'w1', owner_name: 'Ann', x1: 4, y1: -3, x2: 10, y2: 3 };
 

@@ -1,6 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { createOwnBlocks } from '../../../net/own-blocks.js';
+import { createOwnBlocks } from '../../../../net/blocks/own-blocks.js';
 
 test('a removal of the player\'s block is told; others\' removals and forgotten tiles are not', () => {
   let removed = 0;

@@ -8,7 +8,7 @@
  * pose carrying an invented or another wallet's id from walking a figure anywhere it could not
  * walk.
  */
-import { MOVE_PX_PER_MS, MOVE_SLACK_PX } from '../protocol/movement.js';
+import { MOVE_PX_PER_MS, MOVE_SLACK_PX } from '../../protocol/movement.js';
 
 /**
  * How late a presence row may arrive after a pose heard since: a row is the position of its

@@ -2,13 +2,13 @@
  * Other players' presence rows around the local player: those of the 3x3 regions followed live
  * with one postgres_changes filter (renewed as the regions change) and loaded, and those older
  * than PRESENCE_STALE_MS dropped. The players known here are the only ones whose live poses are
- * believed (net/peers.ts).
+ * believed (net/presence/peers.ts).
  */
 import type { RealtimeChannel, SupabaseClient } from '@supabase/supabase-js';
-import type { NetEvent } from '../components/network.js';
-import { PRESENCE_STALE_MS } from '../protocol/rules.js';
+import type { NetEvent } from '../../components/network.js';
+import { PRESENCE_STALE_MS } from '../../protocol/rules.js';
 import { createPeers, type Peers } from './peers.js';
-import { playerRowToEvent, type PlayerRow } from './rows.js';
+import { playerRowToEvent, type PlayerRow } from '../rows.js';
 
 /** What following the rows needs. */
 export interface PresenceRowsOptions {

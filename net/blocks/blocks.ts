@@ -11,20 +11,25 @@
  * Changes heard for a chunk that is neither held nor being read are ignored: its read, later,
  * has them. When a region's channel joins again (after a drop), its chunks are read again.
  *
- * The database also sends land-claim changes on the same region topics (event `claims`); they are
- * handed, with each (re)join of a region's channel, to whoever follows claims (net/claims.ts).
+ * Where its changes come from: REST reads of `game_blocks` by chunk (chunk-reads.ts), and the
+ * private topics `blocks:rx:ry` (event `blocks`), on which only the database speaks: statement
+ * triggers on `game_blocks` (supabase/migrations/20250702000000_world_chunks.sql) send every
+ * statement's changes, whoever made them (other clients, this one, the operators). The position
+ * comes from the session's one interest (net/interest/interest.ts), which calls `follow` every
+ * step. The database also sends land-claim changes on the same topics (event `claims`); they are
+ * handed, with each (re)join of a region's channel, to whoever follows claims (net/claims/claims.ts).
  *
- * Here the following of the player; beside it: the region channels (block-regions.ts), the
- * chunks held and read (block-chunks.ts), the changes as broadcast (protocol/block-changes.ts), the
- * player's own tiles (own-blocks.ts) and the player's edits (block-edits.ts).
+ * Here the following of the player; beside it: the region channels (channels.ts), the chunks held
+ * and read (chunk-reads.ts), the changes as broadcast (protocol/block-changes.ts), the player's
+ * own tiles (own-blocks.ts) and the player's edits (edits.ts).
  */
 import type { SupabaseClient } from '@supabase/supabase-js';
-import type { NetEvent } from '../components/network.js';
-import { TILE_SIZE, type Region } from '../protocol/geometry.js';
-import { createBlockChunks, CHUNK_MARGIN_PX } from './block-chunks.js';
-import { createBlockEdits, type BlockEdits } from './block-edits.js';
-import { createBlockRegions } from './block-regions.js';
-import { chunkName, chunksAround, regionOfChunk, regionTiles } from './chunks.js';
+import type { NetEvent } from '../../components/network.js';
+import { TILE_SIZE, type Region } from '../../protocol/geometry.js';
+import { createBlockChunks, CHUNK_MARGIN_PX } from './chunk-reads.js';
+import { createBlockEdits, type BlockEdits } from './edits.js';
+import { createBlockRegions } from './channels.js';
+import { chunkName, chunksAround, regionOfChunk, regionTiles } from '../chunks.js';
 import { createOwnBlocks } from './own-blocks.js';
 
 /**

@@ -10,22 +10,27 @@
  * players near it.
  *
  * Whatever the backend, a received pose is believed only from a wallet with a fresh presence
- * row and within the movement budget from its last known position (net/peers.ts), and at most
+ * row and within the movement budget from its last known position (net/presence/peers.ts), and at most
  * MAX_POSES_PER_STEP poses reach the engine per step.
  *
  * Region channels ask for their broadcasts in batches (`config.broadcast.batch`): the embedded
  * server then sends each client the poses of a region gathered over a server tick as one `batch`
  * message (server/realtime/batches.ts), so a crowd costs a client a few messages a tick instead
  * of one per pose. Hosted Supabase ignores the option and sends each pose alone; both are taken.
+ *
+ * Where its changes come from: other clients, which broadcast their poses (event `pose`) on the
+ * private `region:rx:ry` topic of their interest centre; the server only authorises, stamps the
+ * sender's wallet (embedded) and gathers them into `batch` messages. Which topics are heard, and
+ * which one this client sends on, is the session's one interest (net/interest/interest.ts): its
+ * 3x3 regions, followed from the first update, once the player is in the world.
  */
 import type { RealtimeChannel, SupabaseClient } from '@supabase/supabase-js';
-import { MAX_REMOTE_PLAYERS, type NetEvent } from '../components/network.js';
-import type { Region } from '../protocol/geometry.js';
-import { walkVelocity } from '../protocol/movement.js';
-import { decodePose, encodePose, posesOfBatch, type PosePayload } from '../protocol/poses.js';
-import { BATCH_EVENT, POSE_EVENT, regionTopic } from '../protocol/topics.js';
-import type { Peers } from './peers.js';
-import { interestCentre, topicsAround } from './regions.js';
+import { MAX_REMOTE_PLAYERS, type NetEvent } from '../../components/network.js';
+import { walkVelocity } from '../../protocol/movement.js';
+import { decodePose, encodePose, posesOfBatch, type PosePayload } from '../../protocol/poses.js';
+import { BATCH_EVENT, POSE_EVENT, regionTopic } from '../../protocol/topics.js';
+import type { Interest, InterestArea } from '../interest/interest.js';
+import type { Peers } from '../presence/peers.js';
 
 /** Steps between two keyframes while walking: 62 steps of 16 ms, about once a second. */
 export const POSE_KEYFRAME_STEPS = 62;
@@ -198,11 +203,17 @@ export interface PoseOptions {
   peers: Peers;
   emit(event: NetEvent): void;
   now(): number;
+  /** The session's interest: its 3x3 regions are the channels heard, its centre's the one sent on. */
+  interest: Pick<Interest, 'area' | 'onArea'>;
 }
 
 /** The live-position side of the network session. */
 export interface PoseChannels {
-  /** Called every engine step `n` with the local pose: moves subscriptions and sends what changed. */
+  /**
+   * Called every engine step `n` once the player is in the world (the region channels admit
+   * players with a presence row) with the local pose: the first call starts following the
+   * interest's regions; each sends what changed.
+   */
   update(pose: Pose, n: number): void;
   /** Topics currently listened to. */
   topics(): string[];
@@ -226,14 +237,11 @@ export function createPoseChannels(db: SupabaseClient, options: PoseOptions): Po
     channels.set(topic, channel);
   }
 
-  let centre: Region | null = null;
+  let unfollow: (() => void) | null = null;
 
-  /** Moves the interest centre with the player, leaving and joining channels; returns the centre. */
-  function follow(x: number, y: number): Region {
-    const next = interestCentre(centre, x, y);
-    if (next === centre) return next;
-    centre = next;
-    const wanted = new Set(topicsAround(centre));
+  /** Leaves the channels outside `area` and joins those of its regions not yet joined. */
+  function follow(area: InterestArea): void {
+    const wanted = new Set(area.topics);
     for (const [topic, channel] of channels) {
       if (!wanted.has(topic)) {
         channels.delete(topic);
@@ -241,17 +249,18 @@ export function createPoseChannels(db: SupabaseClient, options: PoseOptions): Po
       }
     }
     for (const topic of wanted) if (!channels.has(topic)) join(topic);
-    return next;
   }
 
   return {
     update(pose, n) {
       receiver.step();
-      const centre = follow(pose.x, pose.y);
+      unfollow ??= options.interest.onArea(follow);
+      const area = options.interest.area();
+      if (!area) return;
       // Sent on the centre's channel, not the region the player stands in: every client that can
-      // see the player listens to it (net/regions.ts), and a walk to and fro over a border does
-      // not switch channels (each switch is a pose to send).
-      const due = sender.due(pose, n, regionTopic(centre));
+      // see the player listens to it (net/interest/centre.ts), and a walk to and fro over a border
+      // does not switch channels (each switch is a pose to send).
+      const due = sender.due(pose, n, regionTopic(area.centre));
       if (!due) return;
       const channel = channels.get(due.topic);
       // Sending on a channel that is not joined would fall back to an HTTP request per pose;
@@ -263,6 +272,7 @@ export function createPoseChannels(db: SupabaseClient, options: PoseOptions): Po
     topics: () => [...channels.keys()],
     received: () => receiver.received(),
     close: async () => {
+      unfollow?.();
       await Promise.all([...channels.values()].map((channel) => db.removeChannel(channel)));
       channels.clear();
     },

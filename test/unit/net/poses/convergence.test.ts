@@ -1,14 +1,14 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { DEFAULT_APPEARANCE } from '../../../components/appearance-types.js';
-import { STEP_MS } from '../../../components/constants.js';
-import { findPlayer, spawnLocalPlayer } from '../../../components/players.js';
-import { xOf, yOf } from '../../../components/transform.js';
-import { createGameWorld } from '../../../components/world.js';
-import { createPeers } from '../../../net/peers.js';
-import { createPoseReceiver, createPoseSender, type Pose } from '../../../net/poses.js';
-import type { PosePayload } from '../../../protocol/poses.js';
-import { step } from '../../../systems/pipeline.js';
+import { DEFAULT_APPEARANCE } from '../../../../components/appearance-types.js';
+import { STEP_MS } from '../../../../components/constants.js';
+import { findPlayer, spawnLocalPlayer } from '../../../../components/players.js';
+import { xOf, yOf } from '../../../../components/transform.js';
+import { createGameWorld } from '../../../../components/world.js';
+import { createPeers } from '../../../../net/presence/peers.js';
+import { createPoseReceiver, createPoseSender, type Pose } from '../../../../net/poses/poses.js';
+import type { PosePayload } from '../../../../protocol/poses.js';
+import { step } from '../../../../systems/pipeline.js';
 
 /** Steps Alpha walks east at 3 px a step before it stops at x = 300. */
 const WALK_STEPS = 100;

@@ -3,10 +3,10 @@
  * shows. A refused one is rolled back to the tile as the server has it, and the player is told why.
  */
 import type { SupabaseClient } from '@supabase/supabase-js';
-import type { NetEvent } from '../components/network.js';
+import type { NetEvent } from '../../components/network.js';
 import type { OwnBlocks } from './own-blocks.js';
-import { describeRefusal } from './refusals.js';
-import { BLOCK_COLUMNS, blockRowToEvent, type BlockRow } from './rows.js';
+import { describeRefusal } from '../refusals.js';
+import { BLOCK_COLUMNS, blockRowToEvent, type BlockRow } from '../rows.js';
 
 /** What the edits need. */
 export interface BlockEditOptions {

@@ -3,8 +3,8 @@
  * arrive in order, and the server's answer (health and level) handed to the engine.
  */
 import type { SupabaseClient } from '@supabase/supabase-js';
-import type { NetEvent } from '../components/network.js';
-import { localPlayerToRow, type LocalPlayerState, type PlayerRow } from './rows.js';
+import type { NetEvent } from '../../components/network.js';
+import { localPlayerToRow, type LocalPlayerState, type PlayerRow } from '../rows.js';
 
 /** What the heartbeat needs. */
 export interface HeartbeatOptions {

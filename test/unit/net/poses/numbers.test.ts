@@ -1,10 +1,10 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { STEP_MS } from '../../../components/constants.js';
-import type { NetQueues } from '../../../components/network.js';
-import { createGameWorld } from '../../../components/world.js';
-import { poseNumbering } from '../../../net/pose-numbers.js';
-import { step } from '../../../systems/pipeline.js';
+import { STEP_MS } from '../../../../components/constants.js';
+import type { NetQueues } from '../../../../components/network.js';
+import { createGameWorld } from '../../../../components/world.js';
+import { poseNumbering } from '../../../../net/poses/numbers.js';
+import { step } from '../../../../systems/pipeline.js';
 
 test('the first pose number is the clock step plus one, whatever the engine step, and then follows the engine', () => {
   const number = poseNumbering(1_000_000);

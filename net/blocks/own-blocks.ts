@@ -2,7 +2,7 @@
  * The tiles whose block is the local player's, as last heard. A live removal carries only the
  * tile, so this is how a removal of the player's block is recognised.
  */
-import { CHUNK_TILES, type ChunkCoords } from '../protocol/geometry.js';
+import { CHUNK_TILES, type ChunkCoords } from '../../protocol/geometry.js';
 
 /** The player's own tiles. */
 export interface OwnBlocks {

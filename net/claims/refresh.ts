@@ -1,19 +1,20 @@
 /**
- * The reads of claims: around the player (the view plus a margin, with the player's own claims
- * and trusts wherever they are), and of regions whose channels joined. Each replaces what it
- * covers in the claims known, then applies again the live messages heard while it ran.
+ * Refreshing the claims known from the database (queries.ts): around the player (the view plus a
+ * margin, with the player's own claims and trusts wherever they are), and of regions whose
+ * channels joined. Each replaces what it covers in the claims known, then applies again the live
+ * messages heard while it ran.
  */
 import type { SupabaseClient } from '@supabase/supabase-js';
-import type { TileRect } from '../components/claims.js';
-import type { ClaimChanges } from '../protocol/claim-changes.js';
-import type { Region } from '../protocol/geometry.js';
-import { claimsArea, regionsRect } from './claims-area.js';
-import { createHeldClaimChanges } from './claims-held.js';
-import { CLAIMS_KEPT, type KnownClaims } from './claims-known.js';
-import { readClaimsIn, readOwnClaims, readTrusts } from './claims-rows.js';
+import type { TileRect } from '../../components/claims.js';
+import type { ClaimChanges } from '../../protocol/claim-changes.js';
+import type { Region } from '../../protocol/geometry.js';
+import { claimsArea, regionsRect } from './area.js';
+import { createHeldClaimChanges } from './held.js';
+import { CLAIMS_KEPT, type KnownClaims } from './known.js';
+import { readClaimsIn, readOwnClaims, readTrusts } from './queries.js';
 
-/** What the reads need. */
-export interface ClaimReadOptions {
+/** What the refreshes need. */
+export interface ClaimRefreshOptions {
   playerId: string;
   /** The local player's tile. */
   tile(): { x: number; y: number };
@@ -22,8 +23,8 @@ export interface ClaimReadOptions {
   closed(): boolean;
 }
 
-/** The claim reads of one follower. */
-export interface ClaimReads {
+/** The claim refreshes of one follower. */
+export interface ClaimRefresh {
   /** Reads the area around the player, the player's own claims and its trusts, replacing all known (one read at a time). */
   load(): Promise<void>;
   /**
@@ -37,8 +38,8 @@ export interface ClaimReads {
   area(): TileRect | null;
 }
 
-/** The reads of player `options.playerId` into `options.known`. */
-export function createClaimReads(db: SupabaseClient, options: ClaimReadOptions): ClaimReads {
+/** The refreshes of player `options.playerId`'s claims into `options.known`. */
+export function createClaimRefresh(db: SupabaseClient, options: ClaimRefreshOptions): ClaimRefresh {
   const { playerId: me, known } = options;
   let area: TileRect | null = null;
   let loading = false;

@@ -1,25 +1,31 @@
 /**
  * Presence: the record of who is online. The local row is upserted at start, every 5 s and
- * whenever the local player enters another region. Other players' rows are followed for the
- * 3x3 regions around the local player only (the generated `game_players.region` column,
+ * whenever the interest centre moves to another region. Other players' rows are followed for the
+ * 3x3 regions around the interest centre only (the generated `game_players.region` column,
  * supabase/migrations/20250401000100_player_regions.sql): loaded, then followed live with one
- * postgres_changes filter, both renewed as the player crosses into another region. A player
- * whose heartbeat is older than 30 s is dropped. The players known here are the only ones whose
- * live poses are believed (net/peers.ts).
+ * postgres_changes filter, both renewed as the centre moves. A player whose heartbeat is older
+ * than 30 s is dropped. The players known here are the only ones whose live poses are believed
+ * (peers.ts).
  *
- * The heartbeat is net/heartbeat.ts, the rows followed net/presence-rows.ts; here they are
- * moved with the player and run on a schedule.
+ * Where its changes come from: other clients write their own `game_players` rows (their
+ * heartbeats, and the delete when they leave); this client reads the rows of its 3x3 regions by
+ * REST (`region=in.(...)`, when the area changes, after a heartbeat and after a reconnect) and
+ * hears them as postgres_changes on `game_players` that the server's Realtime sends from the
+ * database's changes (inserts and updates filtered by region, every delete). The area comes from
+ * the session's one interest (net/interest/interest.ts), which calls {@link Presence.follow}.
+ *
+ * Beside it: the heartbeat (heartbeat.ts), the rows followed (rows.ts) and the players believed
+ * (peers.ts); here they are moved with the interest and run on a schedule.
  */
 import type { SupabaseClient } from '@supabase/supabase-js';
-import type { NetEvent } from '../components/network.js';
-import type { Region } from '../protocol/geometry.js';
-import { PRESENCE_HEARTBEAT_MS } from '../protocol/rules.js';
+import type { NetEvent } from '../../components/network.js';
+import { PRESENCE_HEARTBEAT_MS } from '../../protocol/rules.js';
+import type { InterestArea } from '../interest/interest.js';
 import { createHeartbeat } from './heartbeat.js';
 import type { Peers } from './peers.js';
-import { createPresenceRows } from './presence-rows.js';
-import { everyPeriod } from './schedule.js';
-import { interestCentre, regionKeysAround } from './regions.js';
-import type { LocalPlayerState } from './rows.js';
+import { createPresenceRows } from './rows.js';
+import { everyPeriod } from '../schedule.js';
+import type { LocalPlayerState } from '../rows.js';
 
 /** What presence needs from its surroundings. */
 export interface PresenceOptions {
@@ -42,10 +48,10 @@ export interface Presence {
   /** Sends a heartbeat when the last one left at least `ms` ago and none is under way. */
   heartbeatIfOlder(ms: number): void;
   /**
-   * Called every step with the local position: on entering another region (and the first time)
-   * it sends a heartbeat, follows the rows of the new 3x3 regions and loads them.
+   * Called by the interest each time its centre moves (and the first time): follows the rows of
+   * the new 3x3 regions and, after the first, sends a heartbeat and loads them.
    */
-  follow(x: number, y: number): void;
+  follow(area: InterestArea): void;
   /** Loads the players of the 3x3 regions seen within the last 30 s, replacing the known set. */
   load(): Promise<void>;
   /** Ids of remote players with a fresh heartbeat. */
@@ -59,8 +65,6 @@ export function createPresence(db: SupabaseClient, options: PresenceOptions): Pr
   const { playerId } = options;
   const rows = createPresenceRows(db, options);
   const heartbeat = createHeartbeat(db, options);
-  /** The region whose 3x3 surroundings are followed (see interestCentre), or null before the first follow. */
-  let centre: Region | null = null;
 
   const timer = everyPeriod(PRESENCE_HEARTBEAT_MS, () => {
     void heartbeat.beat();
@@ -71,14 +75,10 @@ export function createPresence(db: SupabaseClient, options: PresenceOptions): Pr
     peers: rows.peers,
     heartbeat: heartbeat.beat,
     heartbeatIfOlder: heartbeat.beatIfOlder,
-    follow(x, y) {
-      const next = interestCentre(centre, x, y);
-      if (next === centre) return;
-      const first = centre === null;
-      centre = next;
-      rows.follow(regionKeysAround(centre));
+    follow(area) {
+      rows.follow(area.keys);
       // The first heartbeat and load are the session's start; later ones follow the player.
-      if (!first) void heartbeat.beat().then(rows.load);
+      if (!area.first) void heartbeat.beat().then(rows.load);
     },
     load: rows.load,
     online: () => rows.peers.ids(),

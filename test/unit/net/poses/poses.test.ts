@@ -1,13 +1,13 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { DEFAULT_APPEARANCE } from '../../../components/appearance-types.js';
-import { MAX_EVENTS_PER_STEP, MAX_REMOTE_PLAYERS, type NetEvent } from '../../../components/network.js';
-import { findPlayer, spawnLocalPlayer } from '../../../components/players.js';
-import { createGameWorld } from '../../../components/world.js';
-import { createPeers } from '../../../net/peers.js';
-import { createPoseReceiver, createPoseSender, MAX_POSES_PER_STEP, POSE_KEYFRAME_STEPS, POSE_STANDING_KEYFRAME_STEPS, type Pose } from '../../../net/poses.js';
-import { MOVE_PX_PER_MS, MOVE_SLACK_PX } from '../../../protocol/movement.js';
-import { step } from '../../../systems/pipeline.js';
+import { DEFAULT_APPEARANCE } from '../../../../components/appearance-types.js';
+import { MAX_EVENTS_PER_STEP, MAX_REMOTE_PLAYERS, type NetEvent } from '../../../../components/network.js';
+import { findPlayer, spawnLocalPlayer } from '../../../../components/players.js';
+import { createGameWorld } from '../../../../components/world.js';
+import { createPeers } from '../../../../net/presence/peers.js';
+import { createPoseReceiver, createPoseSender, MAX_POSES_PER_STEP, POSE_KEYFRAME_STEPS, POSE_STANDING_KEYFRAME_STEPS, type Pose } from '../../../../net/poses/poses.js';
+import { MOVE_PX_PER_MS, MOVE_SLACK_PX } from '../../../../protocol/movement.js';
+import { step } from '../../../../systems/pipeline.js';
 
 const payload = (id: string, x: number, y: number, n = 1, dx = 1) => ({ id, x, y, dx, dy: 0, n, f: 1, s: false, t: 5000 + n });
 

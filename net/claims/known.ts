@@ -3,10 +3,10 @@
  * the player is trusted on: set whole by reads, changed by live `claims` messages, and shown to
  * the engine as one `claims` event.
  */
-import type { Claim, TileRect } from '../components/claims.js';
-import type { NetEvent } from '../components/network.js';
-import type { ClaimChanges, ClaimRow } from '../protocol/claim-changes.js';
-import { overlaps } from './claims-area.js';
+import type { Claim, TileRect } from '../../components/claims.js';
+import type { NetEvent } from '../../components/network.js';
+import type { ClaimChanges, ClaimRow } from '../../protocol/claim-changes.js';
+import { overlaps } from './area.js';
 
 /** Most claims the client keeps; live claims beyond it wait for the next read. */
 export const CLAIMS_KEPT = 1000;

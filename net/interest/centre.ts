@@ -1,12 +1,14 @@
 /**
- * Interest management for live positions: a client listens to the region topics
+ * The arithmetic of interest management: a client listens to the region topics
  * (protocol/topics.ts) of the 3x3 regions around its centre region, so it hears the players near
  * it and not the whole world. The centre follows the player with some slack
  * ({@link INTEREST_SLACK_PX}), so walking to and fro over a border does not leave and rejoin
  * channels at every crossing. Regions and their names are the protocol's (protocol/geometry.ts).
+ * The session keeps its centre in one place, interest.ts, the only module of the product that
+ * imports this one (the load bots of test/support/load/ reproduce the client with it).
  */
-import { REGION_PX, regionName, regionOf, regionsAround, type Region } from '../protocol/geometry.js';
-import { regionTopic } from '../protocol/topics.js';
+import { REGION_PX, regionName, regionOf, regionsAround, type Region } from '../../protocol/geometry.js';
+import { regionTopic } from '../../protocol/topics.js';
 
 /** Half a region: region (rx, ry) spans [rx * REGION_PX - HALF_REGION_PX, rx * REGION_PX + HALF_REGION_PX). */
 const HALF_REGION_PX = REGION_PX / 2;
