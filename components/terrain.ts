@@ -91,6 +91,9 @@ function field(noise: NoiseFunction2D, x: number, y: number, scale: number): num
   return noise(x / scale, y / scale) * 0.75 + noise(x / (scale / 4), y / (scale / 4)) * 0.25;
 }
 
+/** What the player is told when an edit inside the spawn area is refused (by the engine or the server). */
+export const SPAWN_PROTECTED = 'Cannot build in spawn area - protected zone!';
+
 /** Whether tile (x, y) lies in the protected, gold spawn area. */
 export function isSpawnTile(tileX: number, tileY: number): boolean {
   return Math.abs(tileX) <= SPAWN_RADIUS && Math.abs(tileY) <= SPAWN_RADIUS;

@@ -4,6 +4,7 @@
  * wallets' voice clips itself; chat lines of muted wallets are hidden by {@link visibleChat}.
  */
 import type { SupabaseClient } from '@supabase/supabase-js';
+import { REFUSALS, refusalCode, type RefusalLike } from '../protocol/refusals.js';
 import { REPORT_NOTE_MAX, type ReportReason } from '../protocol/rules.js';
 import { describeRefusal } from './refusals.js';
 import type { ChatRow } from './rows.js';
@@ -44,9 +45,10 @@ export interface Moderation {
   report(wallet: string, reason: ReportReason, note: string): Promise<string | null>;
 }
 
-function reportRefusal(error: { code?: string; message?: string }): string {
-  if (error.code === 'TS429') return 'You can send at most 5 reports an hour.';
-  if (error.code === '23505') return 'You already reported this player; an operator will look at it.';
+function reportRefusal(error: RefusalLike): string {
+  const code = refusalCode(error);
+  if (code === REFUSALS.rate) return 'You can send at most 5 reports an hour.';
+  if (code === REFUSALS.openReport) return 'You already reported this player; an operator will look at it.';
   return describeRefusal(error, 'chat');
 }
 

@@ -1,28 +1,45 @@
 /** Turns a refused write into a sentence a player understands. */
 import { UNSUPPORTED_BLOCK } from '../components/support.js';
+import { SPAWN_PROTECTED } from '../components/terrain.js';
 import { NAME_TAKEN } from '../components/text.js';
+import { REFUSALS, refusalCode, type RefusalCode, type RefusalLike } from '../protocol/refusals.js';
 
-/** The parts of a PostgREST error that say why a write was refused. */
-export interface RefusalLike {
-  code?: string;
-  message?: string;
+/** What was refused: chat and voice have their own words for going too fast. */
+type Subject = 'block' | 'chat' | 'voice' | 'attack';
+
+/** The sentence for a refusal code, or null where the server's message (or the SQLSTATE) says it best. */
+function sentenceOf(code: RefusalCode, subject: Subject, message: string): string | null {
+  switch (code) {
+    case REFUSALS.rate:
+      return subject === 'chat' ? 'You are sending messages too fast. Slow down.' : 'Too fast. Slow down a little.';
+    case REFUSALS.nameTaken:
+      return NAME_TAKEN;
+    case REFUSALS.spawn:
+      return SPAWN_PROTECTED;
+    case REFUSALS.water:
+      return UNSUPPORTED_BLOCK;
+    case REFUSALS.claimed:
+      return message; // "This land is claimed by NAME.": the server names the owner.
+    case REFUSALS.banned:
+      return `You are ${message}`;
+    default:
+      return null;
+  }
 }
 
 /**
- * A short reason for a refused write. Rate limits, duplicates and policy refusals get their
- * own words; anything else shows the server's message, so no refusal is silent.
+ * A short reason for a refused write, chosen by the refusal's code (protocol/refusals.ts).
+ * Without a code of its own sentence: a duplicate or a refused row by its SQLSTATE, a network
+ * error as such, anything else the server's message, so no refusal is silent.
  */
-export function describeRefusal(error: RefusalLike, subject: 'block' | 'chat' | 'voice' | 'attack'): string {
+export function describeRefusal(error: RefusalLike, subject: Subject): string {
   const code = error.code ?? '';
   const message = error.message ?? '';
-  if (code === 'TS429' || /rate limit|too many|slow down/i.test(message)) {
-    return subject === 'chat' ? 'You are sending messages too fast. Slow down.' : 'Too fast. Slow down a little.';
-  }
-  if (code === '23505') return /taken by another player/.test(message) ? NAME_TAKEN : 'Someone already built there.';
-  if (/spawn/i.test(message)) return 'Cannot build in spawn area - protected zone!';
-  if (/^blocks on water need /i.test(message)) return UNSUPPORTED_BLOCK;
-  if (/^This land is claimed by |^That would sink blocks on land claimed by /.test(message)) return message;
-  if (code === '42501') return message.startsWith('banned from ') ? `You are ${message}` : 'The server did not allow that.';
+  const refusal = code === 'TS429' ? REFUSALS.rate : refusalCode(error);
+  const sentence = refusal && sentenceOf(refusal, subject, message);
+  if (sentence) return sentence;
+  if (code === '23505') return 'Someone already built there.';
+  if (code === '42501') return 'The server did not allow that.';
   if (code === 'FETCH' || /fetch|network/i.test(message)) return 'The server could not be reached.';
   return message || 'The server refused the change.';
 }

@@ -201,13 +201,13 @@ begin
   if not game_private.is_player() then return new; end if;
   perform game_private.require_own(new.attacker_id, 'game_combat_logs');
   if new.attacker_id = new.victim_id then
-    raise exception 'nobody attacks themselves' using errcode = '23514';
+    raise exception 'nobody attacks themselves' using errcode = '23514', hint = 'tessera:hit';
   end if;
   if new.damage is distinct from 25 or new.weapon_type is distinct from 'sword' then
-    raise exception 'a hit is a sword for 25 damage' using errcode = '23514';
+    raise exception 'a hit is a sword for 25 damage' using errcode = '23514', hint = 'tessera:hit';
   end if;
   if new.attacker_x is null or new.attacker_y is null then
-    raise exception 'a hit carries the attacker''s position (attacker_x, attacker_y)' using errcode = '23514';
+    raise exception 'a hit carries the attacker''s position (attacker_x, attacker_y)' using errcode = '23514', hint = 'tessera:hit';
   end if;
   -- Concurrent hits by one attacker on one victim queue here, so the cooldown holds for them too.
   perform pg_advisory_xact_lock(hashtext('tessera.attack'), hashtext(new.attacker_id || '>' || new.victim_id));
@@ -223,31 +223,31 @@ begin
   if budget < 0 then
     raise exception 'implausible attacker position: % px from the last one',
       round(sqrt(power(new.attacker_x - previous.x, 2) + power(new.attacker_y - previous.y, 2)))
-      using errcode = '23514', hint = 'Players move at most 3 px per 16 ms.';
+      using errcode = '23514', detail = 'Players move at most 3 px per 16 ms.', hint = 'tessera:movement';
   end if;
   update game_private.last_positions
     set x = new.attacker_x, y = new.attacker_y, slack = least(budget, game_private.movement_slack_cap()), at = now()
     where player_id = new.attacker_id;
   select * into victim from public.game_players where player_id = new.victim_id;
   if not found or victim.last_seen < now() - interval '30 seconds' then
-    raise exception 'victim is not present' using errcode = '23514';
+    raise exception 'victim is not present' using errcode = '23514', hint = 'tessera:not-in-world';
   end if;
   -- The victim stands where the server last placed it: by its heartbeat or by its own last hit.
   victim_at := game_private.judged_position(new.victim_id);
   if game_private.in_spawn(new.attacker_x, new.attacker_y) or game_private.in_spawn(victim_at.x, victim_at.y) then
-    raise exception 'no combat in the safe zone' using errcode = '23514';
+    raise exception 'no combat in the safe zone' using errcode = '23514', hint = 'tessera:safe-zone';
   end if;
   distance := sqrt(power(new.attacker_x - victim_at.x, 2) + power(new.attacker_y - victim_at.y, 2));
   if distance > 64 + 187.5 * 0.25 then
     raise exception 'victim is out of range: % px', round(distance) using errcode = '23514',
-      hint = 'Combat range is 64 px, plus 250 ms of movement.';
+      detail = 'Combat range is 64 px, plus 250 ms of movement.', hint = 'tessera:out-of-range';
   end if;
   if exists (
     select 1 from public.game_combat_logs l
     where l.attacker_id = new.attacker_id and l.victim_id = new.victim_id
       and l.created_at > now() - interval '1000 milliseconds'
   ) then
-    raise exception 'attack cooldown: one hit per 1000 ms' using errcode = '23514';
+    raise exception 'attack cooldown: one hit per 1000 ms' using errcode = '23514', hint = 'tessera:cooldown';
   end if;
   new.victim_name := victim.player_name;
   new.x := floor(victim_at.x / 32.0);
@@ -282,7 +282,7 @@ begin
   if tile_x * 32 + 32 <= here.x - 400 - reach or tile_x * 32 >= here.x + 400 + reach
      or tile_y * 32 + 32 <= here.y - 300 - reach or tile_y * 32 >= here.y + 300 + reach then
     raise exception 'block %,% is out of reach: players build only within their 800x600 view', tile_x, tile_y
-      using errcode = '23514';
+      using errcode = '23514', hint = 'tessera:reach';
   end if;
   return case when tg_op = 'DELETE' then old else new end;
 end $function$;
@@ -311,30 +311,30 @@ begin
   perform game_private.require_own(new.owner_id, 'game_claims');
   perform pg_advisory_xact_lock(hashtext('tessera.claims'));
   if new.x1 > new.x2 or new.y1 > new.y2 then
-    raise exception 'A claim''s first corner is its top left one.' using errcode = '23514';
+    raise exception 'A claim''s first corner is its top left one.' using errcode = '23514', hint = 'tessera:claim-shape';
   end if;
   if width < 5 or height < 5 then
-    raise exception 'A claim is at least 5x5 tiles; this one is %x%.', width, height using errcode = '23514';
+    raise exception 'A claim is at least 5x5 tiles; this one is %x%.', width, height using errcode = '23514', hint = 'tessera:claim-shape';
   end if;
   if width > 100 or height > 100 then
-    raise exception 'A claim is at most 100 tiles wide and 100 tall; this one is %x%.', width, height using errcode = '23514';
+    raise exception 'A claim is at most 100 tiles wide and 100 tall; this one is %x%.', width, height using errcode = '23514', hint = 'tessera:claim-shape';
   end if;
   if new.x1 < -5000 or new.x2 > 4999 or new.y1 < -5000 or new.y2 > 4999 then
-    raise exception 'That land is outside the world.' using errcode = '23514';
+    raise exception 'That land is outside the world.' using errcode = '23514', hint = 'tessera:outside-world';
   end if;
   if not (new.x2 < -3 or new.x1 > 3 or new.y2 < -3 or new.y1 > 3) then
-    raise exception 'Nobody claims spawn: keep the claim one tile clear of the spawn area.' using errcode = '23514';
+    raise exception 'Nobody claims spawn: keep the claim one tile clear of the spawn area.' using errcode = '23514', hint = 'tessera:spawn';
   end if;
   select * into me from public.game_players where player_id = new.owner_id;
   if not found or me.last_seen < now() - interval '30 seconds' then
-    raise exception 'Only a player in the world claims land.' using errcode = '23514';
+    raise exception 'Only a player in the world claims land.' using errcode = '23514', hint = 'tessera:not-in-world';
   end if;
   -- The rectangle must meet the player's view (the rule of blocks, game_private.check_block_reach).
   here := game_private.judged_position(new.owner_id);
   reach := 225 * greatest(extract(epoch from now() - here.at), 0);
   if new.x2 * 32 + 32 <= here.x - 400 - reach or new.x1 * 32 >= here.x + 400 + reach
      or new.y2 * 32 + 32 <= here.y - 300 - reach or new.y1 * 32 >= here.y + 300 + reach then
-    raise exception 'Stand where you can see the land you claim.' using errcode = '23514';
+    raise exception 'Stand where you can see the land you claim.' using errcode = '23514', hint = 'tessera:reach';
   end if;
   new.owner_name := me.player_name;
   -- Lapsed claims in the way give way.
@@ -345,7 +345,7 @@ begin
     where box(point(c.x1, c.y1), point(c.x2, c.y2)) && box(point(new.x1, new.y1), point(new.x2, new.y2))
     limit 1;
   if found then
-    raise exception 'This land is already claimed by %.', other.owner_name using errcode = '23514';
+    raise exception 'This land is already claimed by %.', other.owner_name using errcode = '23514', hint = 'tessera:claimed';
   end if;
   select b.player_name into other from public.game_blocks b
     where b.x between new.x1 and new.x2 and b.y between new.y1 and new.y2
@@ -353,12 +353,12 @@ begin
     limit 1;
   if found then
     raise exception '% built here in the last 24 hours: leave their blocks out of the claim.', other.player_name
-      using errcode = '23514';
+      using errcode = '23514', hint = 'tessera:others-blocks';
   end if;
   available := game_private.claim_tiles_total(new.owner_id) - game_private.claim_tiles_used(new.owner_id);
   if width * height > available then
     raise exception 'This claim needs % tiles; you have % left.', width * height, greatest(available, 0)
-      using errcode = '23514';
+      using errcode = '23514', hint = 'tessera:claim-budget';
   end if;
   return new;
 end $function$;
@@ -380,13 +380,13 @@ begin
   if not game_private.is_player() then return new; end if;
   select * into claim from public.game_claims where id = new.claim_id for update;
   if not found or claim.owner_id is distinct from public.wallet_address() then
-    raise exception 'new row violates row-level security policy for table "game_claim_members"' using errcode = '42501';
+    raise exception 'new row violates row-level security policy for table "game_claim_members"' using errcode = '42501', hint = 'tessera:forbidden';
   end if;
   if new.player_id = claim.owner_id then
-    raise exception 'You already own this claim.' using errcode = '23514';
+    raise exception 'You already own this claim.' using errcode = '23514', hint = 'tessera:own-claim';
   end if;
   if (select count(*) from public.game_claim_members m where m.claim_id = new.claim_id) >= 50 then
-    raise exception 'A claim trusts at most 50 players.' using errcode = '23514';
+    raise exception 'A claim trusts at most 50 players.' using errcode = '23514', hint = 'tessera:cap';
   end if;
   return new;
 end $function$;
@@ -407,7 +407,7 @@ begin
   if game_private.removing_orphans() then
     owner := game_private.claim_barring(old.x, old.y);
     if owner is not null then
-      raise exception 'That would sink blocks on land claimed by %.', owner using errcode = '42501';
+      raise exception 'That would sink blocks on land claimed by %.', owner using errcode = '42501', hint = 'tessera:claimed';
     end if;
     return old;
   end if;
@@ -418,7 +418,7 @@ begin
     owner := game_private.claim_barring(old.x, old.y);
   end if;
   if owner is not null then
-    raise exception 'This land is claimed by %.', owner using errcode = '42501';
+    raise exception 'This land is claimed by %.', owner using errcode = '42501', hint = 'tessera:claimed';
   end if;
   return coalesce(new, old);
 end $function$;
@@ -442,7 +442,7 @@ begin
     select * into previous from game_private.last_positions where player_id = new.player_id for update;
     if not found then
       if not game_private.in_spawn(new.x, new.y) then
-        raise exception 'a new player enters the world at spawn' using errcode = '23514';
+        raise exception 'a new player enters the world at spawn' using errcode = '23514', hint = 'tessera:movement';
       end if;
     else
       budget := game_private.movement_budget(previous, new.x, new.y);
@@ -451,10 +451,10 @@ begin
           raise exception 'implausible movement: % px in % s',
             round(sqrt(power(new.x - previous.x, 2) + power(new.y - previous.y, 2))),
             round(extract(epoch from now() - previous.at)::numeric, 2)
-            using errcode = '23514', hint = 'Players move at most 3 px per 16 ms.';
+            using errcode = '23514', detail = 'Players move at most 3 px per 16 ms.', hint = 'tessera:movement';
         end if;
         if tg_op = 'UPDATE' and coalesce(current_setting('tessera.respawned', true), '') <> new.player_id then
-          raise exception 'only a defeated player respawns at spawn' using errcode = '23514';
+          raise exception 'only a defeated player respawns at spawn' using errcode = '23514', hint = 'tessera:movement';
         end if;
         budget := 96;
       end if;
@@ -482,7 +482,7 @@ begin
   -- One wallet's mutes queue here, so the count holds for concurrent ones too.
   perform pg_advisory_xact_lock(hashtext('tessera.mute'), hashtext(new.player_id));
   if (select count(*) from public.game_mutes m where m.player_id = new.player_id) >= 500 then
-    raise exception 'a player mutes at most 500 wallets' using errcode = '23514';
+    raise exception 'a player mutes at most 500 wallets' using errcode = '23514', hint = 'tessera:cap';
   end if;
   return new;
 end $function$;
@@ -525,7 +525,7 @@ begin
   perform game_private.require_own(new.player_id, 'game_player_stats');
   select coalesce(sum(damage), 0) into logged from public.game_combat_logs where attacker_id = new.player_id;
   if new.damage_dealt > logged then
-    raise exception 'damage_dealt % exceeds the % the combat log supports', new.damage_dealt, logged using errcode = '23514';
+    raise exception 'damage_dealt % exceeds the % the combat log supports', new.damage_dealt, logged using errcode = '23514', hint = 'tessera:earned';
   end if;
   return new;
 end $function$;
@@ -546,7 +546,7 @@ begin
     select 1 from public.game_blocks b
     where (b.x, b.y) in ((new.x + 1, new.y), (new.x - 1, new.y), (new.x, new.y + 1), (new.x, new.y - 1))
   ) then
-    raise exception 'blocks on water need a neighbouring block that leads to land' using errcode = '23514';
+    raise exception 'blocks on water need a neighbouring block that leads to land' using errcode = '23514', hint = 'tessera:water';
   end if;
   return new;
 end $function$;
@@ -637,7 +637,7 @@ declare
   problem text := public.chat_message_problem(new.message);
 begin
   if problem is not null then
-    raise exception '%', problem using errcode = '23514';
+    raise exception '%', problem using errcode = '23514', hint = 'tessera:clean-text';
   end if;
   new.message := regexp_replace(new.message, '[\u200b-\u200d\u2060\ufeff]', '', 'g');
   return new;
@@ -663,7 +663,7 @@ begin
     if name is null then continue; end if;
     problem := public.player_name_problem(name);
     if problem is not null then
-      raise exception '%', problem using errcode = '23514';
+      raise exception '%', problem using errcode = '23514', hint = 'tessera:clean-text';
     end if;
     row_json := jsonb_set(row_json, array[col], to_jsonb(normalize(name, nfkc)));
   end loop;
@@ -870,12 +870,12 @@ begin
   if recent >= 5 then
     raise sqlstate 'PGRST' using
       message = json_build_object('code', 'TS429', 'message', 'Too many reports: slow down',
-        'details', 'Limit: 5 reports an hour.', 'hint', 'Wait a while and try again.')::text,
+        'details', 'Limit: 5 reports an hour.', 'hint', 'tessera:rate')::text,
       detail = jsonb_build_object('status', 429, 'headers', jsonb_build_object('Retry-After', '3600'))::text;
   end if;
   if exists (select 1 from public.game_reports r
              where r.reporter_id = new.reporter_id and r.reported_id = new.reported_id and r.status = 'open') then
-    raise exception 'you already have an open report about this player' using errcode = '23505';
+    raise exception 'you already have an open report about this player' using errcode = '23505', hint = 'tessera:open-report';
   end if;
   new.status := 'open';
   new.created_at := now();
@@ -1180,7 +1180,7 @@ begin
   if ban.player_id is not null then
     raise exception 'banned from %: %', case when ban.scope = 'play' then 'play' else 'chat and voice' end, ban.reason
       using errcode = '42501',
-        detail = case when ban.until is null then 'The ban does not end.' else format('The ban ends at %s.', to_char(ban.until at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"')) end;
+        detail = case when ban.until is null then 'The ban does not end.' else format('The ban ends at %s.', to_char(ban.until at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"')) end, hint = 'tessera:banned';
   end if;
   return null;
 end $function$;
@@ -1198,7 +1198,7 @@ AS $function$
 begin
   if game_private.is_player() and (new.x, new.y) is distinct from (old.x, old.y) then
     raise exception 'blocks stay where they were placed: remove the block at %,% and place one at %,% instead',
-      old.x, old.y, new.x, new.y using errcode = '23514';
+      old.x, old.y, new.x, new.y using errcode = '23514', hint = 'tessera:anchored';
   end if;
   return new;
 end $function$;
@@ -1304,7 +1304,7 @@ AS $function$
 begin
   if game_private.held_by_other(wallet, name) then
     raise exception 'the name % is taken by another player', name using errcode = '23505',
-      hint = 'Pick another name.';
+      detail = 'Pick another name.', hint = 'tessera:name-taken';
   end if;
 end $function$;
 
@@ -1324,7 +1324,7 @@ begin
   if coalesce(auth.role(), '') = 'service_role' then return 'service_role'; end if;
   wallet := public.wallet_address();
   if wallet is null or not exists (select 1 from game_private.operators o where o.player_id = wallet) then
-    raise exception 'only operators may %', action using errcode = '42501';
+    raise exception 'only operators may %', action using errcode = '42501', hint = 'tessera:operator-only';
   end if;
   return wallet;
 end $function$;
@@ -1341,7 +1341,7 @@ CREATE FUNCTION game_private.require_own(wallet text, tbl text)
 AS $function$
 begin
   if wallet is distinct from public.wallet_address() then
-    raise exception 'new row violates row-level security policy for table "%"', tbl using errcode = '42501';
+    raise exception 'new row violates row-level security policy for table "%"', tbl using errcode = '42501', hint = 'tessera:forbidden';
   end if;
 end $function$;
 
@@ -1546,7 +1546,7 @@ begin
         'code', 'TS429',
         'message', format('Too many %s: slow down', bucket),
         'details', format('Limit: a burst of %s, then %s per second.', burst, per_second),
-        'hint', 'Wait a moment and try again.')::text,
+        'hint', 'tessera:rate')::text,
       detail = jsonb_build_object('status', 429, 'headers', headers)::text;
   end if;
   perform set_config(taken_here, '1', true);
@@ -1630,7 +1630,7 @@ declare
   used integer;
 begin
   if wallet is null then
-    raise exception 'Sign in to claim land.' using errcode = '42501';
+    raise exception 'Sign in to claim land.' using errcode = '42501', hint = 'tessera:sign-in';
   end if;
   total := game_private.claim_tiles_total(wallet);
   used := game_private.claim_tiles_used(wallet);
@@ -2418,7 +2418,7 @@ begin
   select * into row from public.game_players where player_id = wallet;
   if not found or row.last_seen < now() - interval '30 seconds' then
     raise exception 'no fresh presence: a player who is not in the world cannot %', action
-      using errcode = '23514', hint = 'Send a presence heartbeat first.';
+      using errcode = '23514', detail = 'Send a presence heartbeat first.', hint = 'tessera:not-in-world';
   end if;
   return row;
 end $function$;
@@ -2439,7 +2439,7 @@ begin
   select * into here from game_private.last_positions where player_id = wallet;
   if not found then
     raise exception 'no position: a player who has not entered the world stands nowhere' using errcode = '23514',
-      hint = 'Send a presence heartbeat first.';
+      detail = 'Send a presence heartbeat first.', hint = 'tessera:not-in-world';
   end if;
   return here;
 end $function$;

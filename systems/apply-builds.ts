@@ -5,7 +5,7 @@ import { BLOCK_TYPES } from '../components/blocks.js';
 import { giveBlock, hasBlock, selectedItem, takeBlock } from '../components/inventory.js';
 import { pushSound } from '../components/sounds.js';
 import { canPlaceWithSupport, UNSUPPORTED_BLOCK } from '../components/support.js';
-import { isSpawnTile, isWaterTile } from '../components/terrain.js';
+import { isSpawnTile, isWaterTile, SPAWN_PROTECTED } from '../components/terrain.js';
 import { blockAt, blockOwnerAt, clearBlock, isInWorld, setBlock } from '../components/tiles.js';
 import type { GameWorld } from '../components/world.js';
 
@@ -15,7 +15,7 @@ const KNOWN = new Set<string>(BLOCK_TYPES);
 function editable(world: GameWorld, tileX: number, tileY: number): boolean {
   if (!isInWorld(tileX, tileY)) return false;
   if (isSpawnTile(tileX, tileY)) {
-    world.toasts.push({ title: 'Spawn Protected', description: 'Cannot build in spawn area - protected zone!', variant: 'default' });
+    world.toasts.push({ title: 'Spawn Protected', description: SPAWN_PROTECTED, variant: 'default' });
     return false;
   }
   return true;

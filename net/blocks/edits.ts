@@ -4,6 +4,7 @@
  */
 import type { SupabaseClient } from '@supabase/supabase-js';
 import type { NetEvent } from '../../components/network.js';
+import type { RefusalLike } from '../../protocol/refusals.js';
 import type { OwnBlocks } from './own-blocks.js';
 import { describeRefusal } from '../refusals.js';
 import { BLOCK_COLUMNS, blockRowToEvent, type BlockRow } from '../rows.js';
@@ -30,7 +31,7 @@ export function createBlockEdits(db: SupabaseClient, options: BlockEditOptions):
   const { emit, own } = options;
 
   /** After a refusal, shows the tile as the server has it and tells the player why. */
-  async function refuse(action: 'place' | 'remove', x: number, y: number, blockType: string, inventory: boolean, error: { code?: string; message?: string }) {
+  async function refuse(action: 'place' | 'remove', x: number, y: number, blockType: string, inventory: boolean, error: RefusalLike) {
     const reason = describeRefusal(error, 'block');
     console.error(`block ${action} refused at ${x},${y}:`, error.code, error.message);
     emit({ kind: 'blockRefused', action, x, y, blockType, reason, inventory });

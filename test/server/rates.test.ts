@@ -8,6 +8,7 @@ import { readFile } from 'node:fs/promises';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { NetEvent } from '../../components/network.js';
+import { REFUSALS } from '../../protocol/refusals.js';
 import { connectAsOperator } from '../support/server.js';
 import { createTestWallet, removeDataDir, signInPlayer, startTestServer, type TestPlayer, type TestServer } from '../support/harness.js';
 import { startHeadlessPlayer } from '../support/headless-player.js';
@@ -105,7 +106,7 @@ test('presence: 50 heartbeats at once, the burst of 10 and the refill pass, the 
     assert.is(answer.headers.get('retry-after'), '1');
     assert.equal(await answer.json(), {
       code: 'TS429', message: 'Too many presence heartbeats: slow down',
-      details: 'Limit: a burst of 10, then 6 per second.', hint: 'Wait a moment and try again.',
+      details: 'Limit: a burst of 10, then 6 per second.', hint: REFUSALS.rate,
     });
   }
   await sleep(1000 * Number(refusals.at(-1)!.headers.get('retry-after')));

@@ -5,6 +5,7 @@ import { claimsArea, nearEdge, overlaps, CLAIM_MARGIN_TILES } from '../../../net
 import { slices } from '../../../net/claims/queries.js';
 import { VIEW_HALF_HEIGHT_TILES, VIEW_HALF_WIDTH_TILES } from '../../../net/constants.js';
 import { describeRefusal } from '../../../net/refusals.js';
+import { REFUSALS } from '../../../protocol/refusals.js';
 
 const claim = (id: string, ownerId: string, x1: number, y1: number, x2: number, y2: number, trusted = false): Claim =>
   ({ id, ownerId, ownerName: ownerId.toUpperCase(), x1, y1, x2, y2, trusted });
@@ -52,7 +53,7 @@ test('lists go to the server in slices the request bounds allow', () => {
 });
 
 test('a refused edit in a claim shows the database\'s sentence', () => {
-  assert.is(describeRefusal({ code: '42501', message: 'This land is claimed by Ann.' }, 'block'), 'This land is claimed by Ann.');
+  assert.is(describeRefusal({ code: '42501', message: 'This land is claimed by Ann.', hint: REFUSALS.claimed }, 'block'), 'This land is claimed by Ann.');
   assert.is(describeRefusal({ code: '42501', message: 'new row violates row-level security policy' }, 'block'), 'The server did not allow that.');
 });
 

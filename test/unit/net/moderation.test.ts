@@ -3,6 +3,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { parseChatCommand, visibleChat } from '../../../net/moderation.js';
 import { describeRefusal } from '../../../net/refusals.js';
+import { REFUSALS } from '../../../protocol/refusals.js';
 import type { ChatRow } from '../../../net/rows.js';
 
 test('parseChatCommand reads /mute NAME and /unmute NAME, nothing else', () => {
@@ -22,7 +23,7 @@ test('visibleChat drops the lines of muted wallets only', () => {
 });
 
 test('a ban refusal is told with its reason; other policy refusals stay generic', () => {
-  assert.is(describeRefusal({ code: '42501', message: 'banned from chat and voice: spam links' }, 'chat'), 'You are banned from chat and voice: spam links');
+  assert.is(describeRefusal({ code: '42501', message: 'banned from chat and voice: spam links', hint: REFUSALS.banned }, 'chat'), 'You are banned from chat and voice: spam links');
   assert.is(describeRefusal({ code: '42501', message: 'new row violates row-level security policy for table "game_chat_messages"' }, 'chat'), 'The server did not allow that.');
 });
 

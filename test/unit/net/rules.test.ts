@@ -6,6 +6,7 @@ import { localPlayerToRow, playerRowToEvent, readAppearance } from '../../../net
 import { proximityVolume } from '../../../components/sounds.js';
 import { clipVolume } from '../../../net/voice.js';
 import { describeRefusal } from '../../../net/refusals.js';
+import { REFUSALS } from '../../../protocol/refusals.js';
 import { regionOf, type Region } from '../../../protocol/geometry.js';
 
 test('regions are 1024 px squares centred on spawn and the 3x3 around a player starts with its own', () => {
@@ -132,11 +133,23 @@ test('an untrusted appearance keeps valid fields and defaults the rest', () => {
 test('refusals are told in words', () => {
   assert.is(describeRefusal({ code: '23505', message: 'duplicate key' }, 'block'), 'Someone already built there.');
   assert.is(describeRefusal({ code: 'TS429', message: 'Too many chat messages: slow down' }, 'chat'), 'You are sending messages too fast. Slow down.');
-  assert.is(describeRefusal({ code: '23514', message: 'violates check constraint "game_blocks_outside_spawn"' }, 'block'), 'Cannot build in spawn area - protected zone!');
+  assert.is(describeRefusal({ code: '23514', message: 'new row for relation "game_blocks" violates check constraint "game_blocks_outside_spawn"' }, 'block'), 'Cannot build in spawn area - protected zone!');
+});
+
+test('refusals are told by their code, never by the words of the message', () => {
+  const claimed = { code: '42501', message: 'This land is claimed by Spawnling.', hint: REFUSALS.claimed };
+  assert.is(describeRefusal(claimed, 'block'), 'This land is claimed by Spawnling.');
+  assert.is(describeRefusal({ code: '42501', message: 'banned from play: griefing at spawn', hint: REFUSALS.banned }, 'block'), 'You are banned from play: griefing at spawn');
+  assert.is(describeRefusal({ code: '23514', message: 'Nobody claims spawn: keep the claim one tile clear of the spawn area.', hint: REFUSALS.spawn }, 'block'), 'Cannot build in spawn area - protected zone!');
+  // Without a code, a message about spawn is only a message; a policy refusal stays generic.
+  assert.is(describeRefusal({ code: 'P0001', message: 'the spawn chest is full' }, 'block'), 'the spawn chest is full');
+  assert.is(describeRefusal({ code: '42501', message: 'banned from play: griefing' }, 'block'), 'The server did not allow that.');
+  assert.is(describeRefusal({ code: '', message: 'TypeError: fetch failed' }, 'block'), 'The server could not be reached.');
+  assert.is(describeRefusal({ code: '23514', message: 'a hint that is no code', hint: 'Pick another name.' }, 'block'), 'a hint that is no code');
 });
 
 test('the server\'s support refusal is told in the words of the engine\'s', () => {
-  const server = { code: '23514', message: 'blocks on water need a neighbouring block that leads to land' };
+  const server = { code: '23514', message: 'blocks on water need a neighbouring block that leads to land', hint: REFUSALS.water };
   assert.is(describeRefusal(server, 'block'), 'Blocks on water need a neighbouring block that leads to land.');
 });
 
