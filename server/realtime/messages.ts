@@ -13,7 +13,7 @@ import type { Broadcast } from './protocol.js';
 export const BROADCASTS_CHANNEL = 'realtime_broadcasts';
 
 /** Most messages read per drain of the broadcast lane. */
-export const BROADCAST_DRAIN_LIMIT = 1000;
+export const BROADCAST_DRAIN_LIMIT = 10_000;
 
 /** The rows of realtime.messages Realtime broadcasts, as hosted's replication handler takes them: an event, a privacy and a payload. */
 const DELIVERABLE = 'm.event is not null and m.private is not null and (m.payload is not null or m.binary_payload is not null)';
