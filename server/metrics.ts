@@ -100,3 +100,11 @@ export const joinAuthorizations = new Counter({
   labelNames: ['answered_by'], registers: [registry],
 });
 for (const answeredBy of ['database', 'catalogue']) joinAuthorizations.inc({ answered_by: answeredBy }, 0);
+
+/**
+ * Row changes the change capture did not hand to postgres_changes because their statement changed
+ * more than MAX_CHANGES_PER_STATEMENT rows of one table (server/realtime/limits.ts).
+ */
+export const realtimeChangesDropped = new Counter({
+  name: 'tessera_realtime_changes_dropped_total', help: 'Row changes not captured for postgres_changes: past the bound of one statement', registers: [registry],
+});

@@ -1,7 +1,11 @@
 import type { Queryable } from '../db/index.js';
+import { MAX_CHANGES_PER_STATEMENT } from './limits.js';
 
 /** The NOTIFY channel that wakes the dispatcher. Its payload is empty: rows travel in realtime.changes. */
 export const CHANGES_CHANNEL = 'realtime_changes';
+
+/** The `kind` of a marker row counting the changes of one statement past MAX_CHANGES_PER_STATEMENT. */
+export const DROPPED_KIND = 'DROPPED';
 
 /** Most changes read per drain, so one tick stays short under a burst. */
 export const DRAIN_LIMIT = 10000;
@@ -11,6 +15,14 @@ export const DRAIN_LIMIT = 10000;
  * transition tables) into realtime.changes, a row trigger copies updates with their old row,
  * and each statement sends one empty NOTIFY. Rows of any size go through the table, so a
  * voice clip larger than a NOTIFY payload still arrives whole.
+ *
+ * Only the tables someone follows are captured: a table's triggers do nothing unless its oid is
+ * in realtime.subscribed, which the server keeps in step with the postgres_changes bindings
+ * present (subscribed-tables.ts). At most MAX_CHANGES_PER_STATEMENT changes of one statement
+ * are captured; the rest are counted in one marker row of kind `DROPPED`, record
+ * `{"dropped": n}`, which the dispatcher counts and logs. Updates are captured row by row, so
+ * their count is kept in a transaction setting per table, reset by a statement trigger that
+ * writes the marker.
  */
 const CAPTURE_SQL = `
 create schema if not exists realtime;
@@ -18,24 +30,78 @@ revoke all on schema realtime from public;
 -- alias.* is the whole row even where the table has a column named like the alias.
 create or replace function realtime.capture_insert() returns trigger
 language plpgsql security definer set search_path = '' as $$
+declare
+  captured int;
+  total int;
 begin
-  insert into realtime.changes (rel, kind, record, sender) select tg_relid, 'INSERT', to_json(inserted.*), realtime.change_sender() from new_rows inserted;
+  if not exists (select 1 from realtime.subscribed s where s.rel = tg_relid) then
+    return null;
+  end if;
+  insert into realtime.changes (rel, kind, record, sender)
+    select tg_relid, 'INSERT', to_json(inserted.*), realtime.change_sender() from (select * from new_rows limit ${MAX_CHANGES_PER_STATEMENT}) inserted;
+  get diagnostics captured = row_count;
+  if captured = ${MAX_CHANGES_PER_STATEMENT} then
+    select count(*) into total from new_rows;
+    if total > captured then
+      insert into realtime.changes (rel, kind, record) values (tg_relid, '${DROPPED_KIND}', json_build_object('dropped', total - captured));
+    end if;
+  end if;
   perform pg_notify('${CHANGES_CHANNEL}', '');
   return null;
 end $$;
 
 create or replace function realtime.capture_delete() returns trigger
 language plpgsql security definer set search_path = '' as $$
+declare
+  captured int;
+  total int;
 begin
-  insert into realtime.changes (rel, kind, old_record, sender) select tg_relid, 'DELETE', to_json(deleted.*), realtime.change_sender() from old_rows deleted;
+  if not exists (select 1 from realtime.subscribed s where s.rel = tg_relid) then
+    return null;
+  end if;
+  insert into realtime.changes (rel, kind, old_record, sender)
+    select tg_relid, 'DELETE', to_json(deleted.*), realtime.change_sender() from (select * from old_rows limit ${MAX_CHANGES_PER_STATEMENT}) deleted;
+  get diagnostics captured = row_count;
+  if captured = ${MAX_CHANGES_PER_STATEMENT} then
+    select count(*) into total from old_rows;
+    if total > captured then
+      insert into realtime.changes (rel, kind, record) values (tg_relid, '${DROPPED_KIND}', json_build_object('dropped', total - captured));
+    end if;
+  end if;
   perform pg_notify('${CHANGES_CHANNEL}', '');
   return null;
 end $$;
 
 create or replace function realtime.capture_update() returns trigger
 language plpgsql security definer set search_path = '' as $$
+declare
+  counted int;
 begin
-  insert into realtime.changes (rel, kind, record, old_record, sender) values (tg_relid, 'UPDATE', to_json(new), to_json(old), realtime.change_sender());
+  if not exists (select 1 from realtime.subscribed s where s.rel = tg_relid) then
+    return null;
+  end if;
+  counted := coalesce(nullif(current_setting('realtime.updates_' || tg_relid, true), ''), '0')::int + 1;
+  perform set_config('realtime.updates_' || tg_relid, counted::text, true);
+  if counted <= ${MAX_CHANGES_PER_STATEMENT} then
+    insert into realtime.changes (rel, kind, record, old_record, sender) values (tg_relid, 'UPDATE', to_json(new), to_json(old), realtime.change_sender());
+  end if;
+  return null;
+end $$;
+
+-- After the row triggers of an update statement: its marker when it changed too many rows, and one NOTIFY.
+create or replace function realtime.capture_updated() returns trigger
+language plpgsql security definer set search_path = '' as $$
+declare
+  counted int;
+begin
+  counted := coalesce(nullif(current_setting('realtime.updates_' || tg_relid, true), ''), '0')::int;
+  if counted = 0 then
+    return null;
+  end if;
+  perform set_config('realtime.updates_' || tg_relid, '0', true);
+  if counted > ${MAX_CHANGES_PER_STATEMENT} then
+    insert into realtime.changes (rel, kind, record) values (tg_relid, '${DROPPED_KIND}', json_build_object('dropped', counted - ${MAX_CHANGES_PER_STATEMENT}));
+  end if;
   perform pg_notify('${CHANGES_CHANNEL}', '');
   return null;
 end $$;
@@ -80,7 +146,7 @@ begin
     chk := checks -> n;
     select jsonb_agg(c.record::jsonb || jsonb_build_object('i', c.o)) into keys
       from unnest(drained) with ordinality as c(id, rel, kind, record, old_record, at, sender, o)
-      where c.rel = (chk ->> 'rel')::oid and c.kind <> 'DELETE' and c.record is not null;
+      where c.rel = (chk ->> 'rel')::oid and c.kind in ('INSERT', 'UPDATE') and c.record is not null;
     olds := null;
     if chk ->> 'old_sql' is not null then
       select jsonb_agg(c.old_record::jsonb || jsonb_build_object('i', c.o)) into olds
@@ -114,23 +180,30 @@ begin
     execute format('create or replace trigger realtime_capture_insert after insert on %s referencing new table as new_rows for each statement execute function realtime.capture_insert()', t.name);
     execute format('create or replace trigger realtime_capture_delete after delete on %s referencing old table as old_rows for each statement execute function realtime.capture_delete()', t.name);
     execute format('create or replace trigger realtime_capture_update after update on %s for each row execute function realtime.capture_update()', t.name);
+    execute format('create or replace trigger realtime_capture_updated after update on %s for each statement execute function realtime.capture_updated()', t.name);
   end loop;
   -- A table that left the publication is captured no longer.
   for t in select distinct format('%I.%I', n.nspname, c.relname) as name
            from pg_trigger g join pg_class c on c.oid = g.tgrelid join pg_namespace n on n.oid = c.relnamespace
-           where g.tgname in ('realtime_capture_insert', 'realtime_capture_delete', 'realtime_capture_update')
+           where g.tgname in ('realtime_capture_insert', 'realtime_capture_delete', 'realtime_capture_update', 'realtime_capture_updated')
              and not exists (select 1 from pg_publication_tables p
                              where p.pubname = 'supabase_realtime' and p.schemaname = n.nspname and p.tablename = c.relname) loop
     execute format('drop trigger if exists realtime_capture_insert on %s', t.name);
     execute format('drop trigger if exists realtime_capture_delete on %s', t.name);
     execute format('drop trigger if exists realtime_capture_update on %s', t.name);
+    execute format('drop trigger if exists realtime_capture_updated on %s', t.name);
   end loop;
 end $$;
 `;
 
-/** The capture table, recreated empty at each start: rows captured before it have no subscriber left. */
+/**
+ * The capture table and the tables followed, recreated empty at each start: rows captured before
+ * it have no subscriber left, and no table has one yet.
+ */
 const CAPTURE_TABLE_SQL = `
 create schema if not exists realtime;
+drop table if exists realtime.subscribed;
+create table realtime.subscribed (rel oid primary key);
 drop table if exists realtime.changes;
 create unlogged table realtime.changes (
   id bigint generated always as identity primary key,
@@ -145,12 +218,12 @@ create unlogged table realtime.changes (
 
 /**
  * One captured row change. `record` and `old` are JSON text, columns in table order. Kind
- * `BROADCAST` is a message inserted into realtime.messages, its record written by the message
- * capture (messages.ts).
+ * {@link DROPPED_KIND} is a statement's marker: record `{"dropped": n}`, its changes past
+ * MAX_CHANGES_PER_STATEMENT that were not captured.
  */
 export interface Change {
   rel: number;
-  kind: 'INSERT' | 'UPDATE' | 'DELETE' | 'BROADCAST';
+  kind: 'INSERT' | 'UPDATE' | 'DELETE' | typeof DROPPED_KIND;
   record: string | null;
   old: string | null;
   /** commit_timestamp as hosted formats it: YYYY-MM-DDTHH:MI:SS.MSZ in UTC. */

@@ -1,3 +1,4 @@
+import type { Database } from '../db/index.js';
 import type { Channel } from './channel.js';
 import type { BroadcastBatches } from './batches.js';
 import { deliverBroadcast } from './delivery.js';
@@ -8,7 +9,9 @@ import {
   MAX_DATABASE_BROADCASTS_PER_TOPIC_PER_DRAIN,
   TokenBucket,
 } from './limits.js';
-import { readCaptured } from './messages.js';
+import { createLane } from './lane.js';
+import type { Lane } from './lane.js';
+import { BROADCAST_DRAIN_LIMIT, drainBroadcasts, readCaptured } from './messages.js';
 import { fitsBinaryBroadcast } from './protocol.js';
 
 /** Why database messages of one drain were not delivered, and how many. */
@@ -32,11 +35,11 @@ function describe(undelivered: Undelivered): string | null {
 
 /**
  * Creates the delivery of messages inserted into realtime.messages (realtime.send,
- * realtime.broadcast_changes, direct inserts), fed by the dispatcher with the records of one
- * drain in commit order. Each message goes to the members of its topic through the one broadcast
+ * realtime.broadcast_changes, direct inserts), fed with the records of one drain in commit order. Each message goes to the members of its topic through the one broadcast
  * delivery (public rows to public members, private rows to private members whose read policies
  * allow broadcasts), with `meta: {id}` as hosted sends it, and never twice to a channel that was
- * just sent it as a replay. Bounded: per drain at most MAX_DATABASE_BROADCASTS_PER_TOPIC_PER_DRAIN
+ * just sent it as a replay. A message of a topic nobody has joined goes nowhere and spends no
+ * budget, so a statement flooding topics nobody hears cannot crowd out one that is heard. Bounded: per drain at most MAX_DATABASE_BROADCASTS_PER_TOPIC_PER_DRAIN
  * per topic, at most MAX_DATABASE_BROADCASTS_PER_SECOND overall, payloads within the broadcast
  * limit; what is dropped is logged once per drain.
  */
@@ -63,6 +66,8 @@ export function createDatabaseBroadcaster(topics: Map<string, Set<Channel>>, bat
         undelivered.longNames += 1;
         continue;
       }
+      const members = topics.get(topic);
+      if (!members) continue;
       const sent = perTopic.get(topic) ?? 0;
       if (sent >= MAX_DATABASE_BROADCASTS_PER_TOPIC_PER_DRAIN) {
         undelivered.perTopic += 1;
@@ -74,9 +79,22 @@ export function createDatabaseBroadcaster(topics: Map<string, Set<Channel>>, bat
       }
       perTopic.set(topic, sent + 1);
       const item = { event: message.event, payload: message.payload, binary: message.binary, meta: { id: message.id } };
-      deliverBroadcast(topics.get(topic), topic, message.private, item, `${topic}\0database\0${message.id}`, null, batches);
+      deliverBroadcast(members, topic, message.private, item, `${topic}\0database\0${message.id}`, null, batches);
     }
     const summary = describe(undelivered);
     if (summary) log(`realtime: database broadcasts not delivered: ${summary}`);
   };
+}
+
+/**
+ * The lane of database broadcasts (lane.ts): each drain takes at most BROADCAST_DRAIN_LIMIT
+ * captured messages from realtime.broadcasts and hands them to `deliver`; `onError` hears a
+ * failed drain.
+ */
+export function createBroadcastLane(db: Database, deliver: (records: string[]) => void, onError: (error: unknown) => void): Lane {
+  return createLane(async () => {
+    const records = await drainBroadcasts(db);
+    if (records.length > 0) deliver(records);
+    return records.length === BROADCAST_DRAIN_LIMIT;
+  }, onError);
 }

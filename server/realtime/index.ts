@@ -9,7 +9,7 @@ import type { BroadcastApiDeps } from './broadcast-api.js';
 import { CHANGES_CHANNEL, SCHEMA_CHANNEL, installCapture } from './capture.js';
 import { createChangeAdmission, installChangeSender } from './change-senders.js';
 import type { Channel } from './channel.js';
-import { createDatabaseBroadcaster } from './database-broadcast.js';
+import { createBroadcastLane, createDatabaseBroadcaster } from './database-broadcast.js';
 import { createDispatcher } from './dispatch.js';
 import type { Dispatcher } from './dispatch.js';
 import { startHousekeeping } from './housekeeping.js';
@@ -18,12 +18,13 @@ import {
   MAX_API_REQUESTS_PER_ADDRESS_PER_SECOND,
   MAX_AUTHORIZATIONS_IN_FLIGHT,
   MAX_AUTHORIZATIONS_PER_ADDRESS,
+  MAX_CHANGES_PER_STATEMENT,
   MAX_PERSISTS_PER_SECOND,
   MAX_SENDER_MESSAGES_PER_SECOND,
   KeyedBuckets,
   TokenBucket,
 } from './limits.js';
-import { installMessages, readReplay, storeBroadcast } from './messages.js';
+import { BROADCASTS_CHANNEL, installMessages, readReplay, storeBroadcast } from './messages.js';
 import { PLAIN_POLICY } from './policy.js';
 import type { ChannelPolicy } from './policy.js';
 import { PresenceRegistry } from './presence.js';
@@ -33,11 +34,12 @@ import type { ReadPolicyCatalogue } from './read-policies.js';
 import { KeyedSlots } from './slots.js';
 import { acceptSockets } from './sockets.js';
 import type { SocketEndpoint } from './sockets.js';
+import { SubscribedTables } from './subscribed-tables.js';
 import { loadTableCatalogue } from './table-catalogue.js';
 import type { TableCatalogue } from './table-catalogue.js';
 import { clientAddresses } from '../http/client-address.js';
 import { log as serverLog } from '../log.js';
-import { joinAuthorizations } from '../metrics.js';
+import { joinAuthorizations, realtimeChangesDropped } from '../metrics.js';
 
 export { TOO_MANY_SOCKETS } from './sockets.js';
 
@@ -102,6 +104,14 @@ function createPersister(db: Database, log: (message: string) => void): (topic: 
       log(`realtime: storing a broadcast on ${topic} failed: ${(error as Error).message}`);
       return null;
     }
+  };
+}
+
+/** Counts and logs the changes of statements past MAX_CHANGES_PER_STATEMENT that a drain found uncaptured. */
+function reportDropped(log: (message: string) => void): (count: number) => void {
+  return (count) => {
+    realtimeChangesDropped.inc(count);
+    log(`realtime: ${count} row changes not captured: past ${MAX_CHANGES_PER_STATEMENT} of one statement`);
   };
 }
 
@@ -195,11 +205,14 @@ export async function attachRealtime(server: Server, deps: RealtimeDeps): Promis
   const readPolicies = await loadReadPolicies(db, log);
   const topics = new Map<string, Set<Channel>>();
   const batches = createBroadcastBatches(topics);
-  const onError = (error: unknown) => log(`realtime: change delivery failed: ${(error as Error).message}`);
+  const onError = (error: unknown) => log(`realtime: change or database broadcast delivery failed: ${(error as Error).message}`);
   const senderBudgets = new KeyedBuckets(MAX_SENDER_MESSAGES_PER_SECOND);
   const admit = createChangeAdmission((sender) => senderBudgets.take(sender), log);
-  const dispatcher = createDispatcher(db, onError, createDatabaseBroadcaster(topics, batches, log), admit);
+  const subscribed = new SubscribedTables(db, log);
+  const dispatcher = createDispatcher(db, subscribed, onError, reportDropped(log), admit);
+  const broadcastLane = createBroadcastLane(db, createDatabaseBroadcaster(topics, batches, log), onError);
   const stopListening = await db.listen(CHANGES_CHANNEL, () => dispatcher.wake());
+  const stopBroadcasts = await db.listen(BROADCASTS_CHANNEL, () => broadcastLane.wake());
   const stopWatching = await db.listen(SCHEMA_CHANNEL, () => {
     void catalogue.reload();
     void readPolicies.reload();
@@ -224,8 +237,11 @@ export async function attachRealtime(server: Server, deps: RealtimeDeps): Promis
       batches.close();
       await sockets.close();
       await unlisten(stopListening);
+      await unlisten(stopBroadcasts);
       await unlisten(stopWatching);
       await dispatcher.idle();
+      await broadcastLane.idle();
+      await subscribed.idle();
       await pruned;
     },
   };

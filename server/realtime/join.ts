@@ -263,6 +263,8 @@ export async function join(hub: Hub, conn: Conn, msg: Message, arrived: number):
   const bound = await bind(hub, conn, msg);
   const channel = openChannel(conn, request, claims, grant, replayed, bound);
   channel.access = await accessFor(hub, channel);
+  // Its tables are captured before it joins, so no change committed after the reply is missed.
+  if (channel.bindings.length > 0) await hub.dispatcher.capture(channel);
   enter(hub, channel);
   welcome(hub, channel, request, replayed, bound);
 }

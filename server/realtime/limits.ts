@@ -95,6 +95,14 @@ export const MAX_API_BODY_BYTES = MAX_FRAME_BYTES;
  * broadcast, and the server logs how many.
  */
 export const MAX_DATABASE_BROADCASTS_PER_STATEMENT = 1000;
+/**
+ * Row changes of one statement on one table the change capture hands to postgres_changes (for
+ * example `insert into game_blocks select ... from generate_series(1, 1000000)`); the rest are
+ * not captured, only counted (tessera_realtime_changes_dropped_total) and logged, so one huge
+ * statement cannot hold every other change behind it. Hosted never drops them: it streams them
+ * all, 100 per poll, behind which every later change waits.
+ */
+export const MAX_CHANGES_PER_STATEMENT = 10_000;
 /** Database messages one drain delivers per topic; the rest of that drain's messages of the topic are dropped and logged. */
 export const MAX_DATABASE_BROADCASTS_PER_TOPIC_PER_DRAIN = 100;
 /** Database messages delivered per second over all topics (hosted: the project's events per second); past it they are dropped and logged. */

@@ -1,5 +1,4 @@
 import type { Queryable } from '../db/index.js';
-import { CHANGES_CHANNEL } from './capture.js';
 import {
   MAX_BROADCAST_BYTES,
   MAX_DATABASE_BROADCASTS_PER_STATEMENT,
@@ -10,8 +9,11 @@ import {
 } from './limits.js';
 import type { Broadcast } from './protocol.js';
 
-/** The `kind` of a realtime.changes row that carries a message inserted into realtime.messages. */
-export const MESSAGE_KIND = 'BROADCAST';
+/** The NOTIFY channel that wakes the database broadcast lane. Its payload is empty: messages travel in realtime.broadcasts. */
+export const BROADCASTS_CHANNEL = 'realtime_broadcasts';
+
+/** Most messages read per drain of the broadcast lane. */
+export const BROADCAST_DRAIN_LIMIT = 10_000;
 
 /** The rows of realtime.messages Realtime broadcasts, as hosted's replication handler takes them: an event, a privacy and a payload. */
 const DELIVERABLE = 'm.event is not null and m.private is not null and (m.payload is not null or m.binary_payload is not null)';
@@ -20,9 +22,9 @@ const DELIVERABLE = 'm.event is not null and m.private is not null and (m.payloa
  * Embedded-only: how inserts into realtime.messages reach the members of their topic.
  *
  * Hosted streams the table by logical replication. Here a statement trigger copies the inserted
- * rows into realtime.changes, the queue that postgres_changes already drains on each NOTIFY of
- * the change capture, so one drain (one round trip) carries both and the dispatcher needs no
- * second listener, queue or tick. Each copy holds what delivery needs: id, topic, event, privacy,
+ * rows into realtime.broadcasts, a queue of their own apart from the changes postgres_changes
+ * drains (capture.ts), woken by a NOTIFY of its own and drained by a lane of its own (lane.ts),
+ * so a backlog of row changes never holds up a broadcast, nor the reverse. Each copy holds what delivery needs: id, topic, event, privacy,
  * the payload's size and the payload itself only when it is within the broadcast limit, so an
  * oversized payload never leaves the database. At most MAX_DATABASE_BROADCASTS_PER_STATEMENT
  * rows of one statement are copied; a marker row `{"dropped": n}` tells the server how many
@@ -32,6 +34,11 @@ const DELIVERABLE = 'm.event is not null and m.private is not null and (m.payloa
  * The indexes serve the replay query (newest rows of a private topic) and the pruning by age.
  */
 const MESSAGES_SQL = `
+drop table if exists realtime.broadcasts;
+create unlogged table realtime.broadcasts (
+  id bigint generated always as identity primary key,
+  record json not null
+);
 create or replace function realtime.capture_messages() returns trigger
 language plpgsql security definer set search_path = '' as $$
 declare
@@ -41,8 +48,8 @@ begin
   if current_setting('realtime.skip_broadcast', true) = 'on' then
     return null;
   end if;
-  insert into realtime.changes (rel, kind, record)
-    select tg_relid, '${MESSAGE_KIND}', json_build_object(
+  insert into realtime.broadcasts (record)
+    select json_build_object(
       'id', m.id, 'topic', m.topic, 'event', m.event, 'private', m.private,
       'bytes', coalesce(octet_length(m.payload::text), octet_length(m.binary_payload)),
       'payload', case when octet_length(m.payload::text) <= ${MAX_BROADCAST_BYTES} then m.payload end,
@@ -58,14 +65,23 @@ begin
   if captured = ${MAX_DATABASE_BROADCASTS_PER_STATEMENT} then
     select count(*) into total from new_rows m where ${DELIVERABLE};
     if total > captured then
-      insert into realtime.changes (rel, kind, record)
-        values (tg_relid, '${MESSAGE_KIND}', json_build_object('dropped', total - captured));
+      insert into realtime.broadcasts (record) values (json_build_object('dropped', total - captured));
     end if;
   end if;
-  perform pg_notify('${CHANGES_CHANNEL}', '');
+  perform pg_notify('${BROADCASTS_CHANNEL}', '');
   return null;
 end $$;
 revoke all on function realtime.capture_messages() from public;
+-- Removes the oldest captured messages (at most max_messages) and returns their records in commit order.
+create or replace function realtime.drain_broadcasts(max_messages int)
+returns table (record text)
+language sql as $$
+  with d as (
+    delete from realtime.broadcasts where id in (select b.id from realtime.broadcasts b order by b.id limit max_messages)
+    returning id, record)
+  select d.record::text from d order by d.id
+$$;
+revoke all on function realtime.drain_broadcasts(int) from public;
 create or replace trigger realtime_capture_messages after insert on realtime.messages
   referencing new table as new_rows for each statement execute function realtime.capture_messages();
 
@@ -113,7 +129,16 @@ export interface CapturedMessage {
 /** What one captured record says: a message, or how many messages of one statement were not captured. */
 export type Captured = { message: CapturedMessage } | { dropped: number };
 
-/** Reads a record the capture trigger wrote (the `record` JSON text of a realtime.changes row of kind {@link MESSAGE_KIND}). */
+/**
+ * Removes the oldest captured messages (at most {@link BROADCAST_DRAIN_LIMIT}) and returns their
+ * records, for {@link readCaptured}, in commit order.
+ */
+export async function drainBroadcasts(db: Queryable): Promise<string[]> {
+  const { rows } = await db.query<{ record: string }>('select record from realtime.drain_broadcasts($1)', [BROADCAST_DRAIN_LIMIT]);
+  return rows.map((row) => row.record);
+}
+
+/** Reads a record the capture trigger wrote (the `record` JSON text of a realtime.broadcasts row). */
 export function readCaptured(record: string): Captured {
   const row = JSON.parse(record) as {
     dropped?: number;

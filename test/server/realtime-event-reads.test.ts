@@ -99,7 +99,7 @@ test.before(async () => {
   // the capture triggers stay on.
   for (const { name } of tables) {
     await operator.query(`alter table public.${name} disable trigger user`);
-    for (const trigger of ['realtime_capture_insert', 'realtime_capture_update', 'realtime_capture_delete']) {
+    for (const trigger of ['realtime_capture_insert', 'realtime_capture_update', 'realtime_capture_updated', 'realtime_capture_delete']) {
       await operator.query(`alter table public.${name} enable trigger ${trigger}`);
     }
   }
