@@ -14,7 +14,7 @@ import { startDatabase } from '../../../server/db/index.js';
 import { createServiceClient, createTestClient, makeDataDir, removeDataDir, signInPlayer, startTestServer, type TestPlayer, type TestServer } from '../../support/harness.js';
 import { readServiceRoleKey } from '../../support/server.js';
 import { rawRequest } from '../../support/web3-grant.js';
-import { sleep } from '../../support/wait.js';
+import { waitFor } from '../../support/wait.js';
 import { subscribeChannel } from '../../support/live.js';
 
 let server: TestServer;
@@ -265,8 +265,7 @@ test("a password user reads and writes REST and Realtime as authenticated, with 
   const forged = await staff.from('staff_notes').insert({ owner: (await alice.client.auth.getUser()).data.user!.id, body: 'not mine' });
   assert.is(forged.error?.code, '42501');
 
-  const deadline = Date.now() + 5000;
-  while (inserts.length === 0 && Date.now() < deadline) await sleep(50);
+  await waitFor(() => inserts.length > 0, { message: 'the insert heard' });
   assert.equal(inserts.map((row) => (row as { body: string }).body), ['restock the spawn chest']);
   assert.equal((await alice.client.from('staff_notes').select('body')).data, []);
   await staff.removeAllChannels();

@@ -82,7 +82,7 @@ test('a malformed signature is a validation error', async () => {
 test('refresh rotates the refresh token and issues a new access token', async () => {
   const { client } = await signInPlayer(server);
   const before = (await client.auth.getSession()).data.session!;
-  await sleep(1100);
+  await sleep(1100); // kept: tokens are stamped in whole seconds, so the new one differs
   const { data, error } = await client.auth.refreshSession();
   assert.is(error, null);
   assert.is.not(data.session!.refresh_token, before.refresh_token);

@@ -182,7 +182,7 @@ async function openSockets(target: TestServer, count: number): Promise<WebSocket
   for (let attempt = 0; attempt < 50 && open.length < count; attempt++) {
     const ws = await openSocket(target, 4);
     if (ws instanceof WebSocket) open.push(ws);
-    else await sleep(20);
+    else await sleep(20); // kept: a retry's pause, bounded by the attempts
   }
   return open;
 }

@@ -117,7 +117,7 @@ test('a rotated refresh token reused within 10 s still refreshes; reused later i
   assert.is((await userWith(String(latest.access_token))).status, 200);
 
   // The reuse window is a clock rule: it can only be passed by letting 10 s go by.
-  await sleep(10_500);
+  await sleep(10_500); // kept: the window is measured
   const reused = await refreshWith(first.refresh_token);
   assert.is(reused.status, 400);
   assert.equal(reused.body, { code: 'refresh_token_already_used', message: 'Invalid Refresh Token: Already Used' });

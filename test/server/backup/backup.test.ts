@@ -13,7 +13,7 @@ import { makeDataDir, removeDataDir, signInPlayer, startTestServer, type TestPla
 import { HOSTED_PROJECT_SQL, OWNER, OWNER_PASSWORD } from '../../support/hosted-project.js';
 import { accessToken } from '../../support/live.js';
 import { enterAtSpawn, playerAtSpawn, tilesInViewOfSpawn } from '../../support/rules.js';
-import { sleep } from '../../support/wait.js';
+import { sleep, waitFor } from '../../support/wait.js';
 
 const run = promisify(execFile);
 const ADMIN = join('dist', 'admin.mjs');
@@ -45,10 +45,10 @@ test('a backup while 20 players build holds every row acknowledged before it; re
         const { x, y } = tiles[k]!;
         const { error } = await player.client.from('game_blocks').insert({ x, y, block_type: 'brick', player_id: player.address, player_name: `Builder${i}` });
         if (!error) acknowledged.push({ x, y, at: performance.now() });
-        await sleep(130);
+        await sleep(130); // kept: each builder's pace
       }
     });
-    await sleep(1500);
+    await waitFor(() => acknowledged.length >= 40, { timeout: 15_000, message: 'blocks acknowledged before the backup' });
     const archive = join(work, 'world.backup.gz');
     const backupStarted = performance.now();
     const backup = await admin({ DATA_DIR: source.dataDir }, 'backup', archive);
@@ -129,7 +129,7 @@ test('scheduled backups land in DATA_DIR/backups, whole and readable, and only t
   try {
     await playerAtSpawn(server, 'Kept');
     const stop = scheduleBackups(runningCluster(server.dataDir)!, server.dataDir, 400, 2);
-    await sleep(3000);
+    await sleep(3000); // kept: the schedule's timer runs several rounds, pruning as it goes
     await stop();
     const names = (await readdir(join(server.dataDir, 'backups'))).sort();
     assert.is(names.length, 2);

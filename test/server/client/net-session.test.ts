@@ -38,14 +38,14 @@ async function walk(player: Headless, x: number, y: number): Promise<void> {
     const step = Math.min(1, 180 / Math.max(Math.hypot(dx, dy), 1));
     const next = { x: Math.round(player.pose.x + dx * step), y: Math.round(player.pose.y + dy * step) };
     player.pose.moving = true;
-    await sleep(50);
+    await sleep(50); // kept: a legal pace
     Object.assign(player.pose, next, { moving: false });
     await waitFor(async () => {
       const { data } = await player.player.client.from('game_players').select('x, y').eq('player_id', player.player.address).single();
       return data?.x === next.x && data?.y === next.y;
     }, { message: `the server to record ${next.x},${next.y}` });
     if (next.x === x && next.y === y) return;
-    await sleep(1000); // stop heartbeats are at most one a second
+    await sleep(1000); // kept: stop heartbeats are at most one a second
   }
 }
 

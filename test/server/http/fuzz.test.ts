@@ -259,7 +259,7 @@ test(`${WS_FRAMES} seeded WebSocket frames: the server stays up and others keep 
       socket = await openSocket(r.next() < 0.5 ? '2.0.0' : '1.0.0');
     }
     socket.ws.send(randomFrame(r, token));
-    // Pauses now and then, so that the frames are served while others are still arriving.
+    // Kept: pauses now and then, so that the frames are served while others are still arriving.
     if (i % 20 === 19) await sleep(10);
   }
   const before = socket.replies.length;

@@ -51,7 +51,7 @@ test('/healthz and /readyz answer JSON 200; /readyz is 503 naming the database w
 
     const pids = clusterPids((await postmasterPid(server.dataDir))!);
     for (const pid of pids) process.kill(pid, 'SIGSTOP');
-    await sleep(300); // past the reuse of the last answer
+    await sleep(300); // kept: past the reuse of the last answer, a time rule
     try {
       const started = performance.now();
       const down = await fetch(`${server.url}/readyz`);
@@ -70,7 +70,7 @@ test('/healthz and /readyz answer JSON 200; /readyz is 503 naming the database w
 
 /** Scans of the migrations table so far (each readiness check is one), once PostgreSQL's statistics caught up. */
 async function migrationTableScans(server: TestServer): Promise<number> {
-  await sleep(1500); // backends flush their counts within a second
+  await sleep(1500); // kept: backends flush their counts within a second, on PostgreSQL's timer
   const operator = await connectAsOperator(server);
   try {
     const { rows } = await operator.query<{ scans: string }>(

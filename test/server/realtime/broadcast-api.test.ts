@@ -10,8 +10,10 @@ import * as assert from 'uvu/assert';
 import type { SupabaseClient } from '@supabase/supabase-js';
 import { createTestClient, signInPlayer, startTestServer, type TestPlayer, type TestServer } from '../../support/harness.js';
 import { enterAtSpawn } from '../../support/rules.js';
+import type pg from 'pg';
+import { connectAsOperator } from '../../support/server.js';
 import { sleep, waitFor } from '../../support/wait.js';
-import { accessToken, joinChannel, joinRegion, subscribeChannel } from '../../support/live.js';
+import { accessToken, awaitDatabaseMarker, joinChannel, joinRegion, subscribeChannel } from '../../support/live.js';
 
 let server: TestServer;
 let alice: TestPlayer;
@@ -19,6 +21,8 @@ let bob: TestPlayer;
 let carol: TestPlayer;
 let listenerClient: SupabaseClient;
 let senderClient: SupabaseClient;
+/** Sends the markers that stand before each "nothing else arrived": a broadcast answered 202 was handed on before it. */
+let operator: pg.Client;
 let topicCount = 0;
 const nextTopic = (prefix = 'lobby') => `${prefix}-${++topicCount}`;
 let regionCount = 0;
@@ -26,6 +30,7 @@ const nextRegion = () => `region:${++regionCount}:7`;
 
 test.before(async () => {
   server = await startTestServer();
+  operator = await connectAsOperator(server);
   [alice, bob, carol] = await Promise.all([signInPlayer(server), signInPlayer(server), signInPlayer(server)]);
   await enterAtSpawn(alice, 'Alice');
   await enterAtSpawn(carol, 'Carol');
@@ -35,6 +40,7 @@ test.before(async () => {
 
 test.after(async () => {
   for (const client of [listenerClient, senderClient, alice.client, bob.client, carol.client]) await client.removeAllChannels();
+  await operator.end();
   await server.stop();
 });
 
@@ -49,8 +55,6 @@ async function post(path: string, body: unknown, headers: Record<string, string>
   const text = await response.text();
   return { status: response.status, body: text === '' ? '' : (JSON.parse(text) as unknown) };
 }
-
-const settle = () => sleep(200);
 
 test("send() before subscribing and httpSend() reach a subscribed client; both answer 202", async () => {
   const topic = nextTopic();
@@ -159,7 +163,7 @@ test('private topics need the write policy: the batch drops what it may not send
   assert.equal(await sender.httpSend('pose', { id: carol.address, x: 1 }), { success: true });
   assert.is(await sender.send({ type: 'broadcast', event: 'pose', payload: { x: 2 } }), 'ok');
   await waitFor(() => listener.heard.length === 2, { message: 'the honest poses' });
-  await settle();
+  await awaitDatabaseMarker(carol.client, operator);
   assert.equal(listener.heard, [{ id: alice.address, x: 1 }, { x: 2, id: alice.address }]);
   await alice.client.removeChannel(sender);
   await bob.client.removeChannel(outsider);
@@ -188,7 +192,7 @@ test('region topics are private only over REST too, and carry JSON objects only'
   });
   assert.equal(await post(`/api/broadcast/${topic}/events/pose?private=true`, { x: 3 }, token), { status: 202, body: '' });
   await waitFor(() => listener.heard.length === 1, { message: 'the honest pose' });
-  await settle();
+  await awaitDatabaseMarker(carol.client, operator);
   assert.equal(listener.heard, [{ x: 3, id: alice.address }]);
   await carol.client.removeChannel(listener.channel);
 });
@@ -206,16 +210,16 @@ test("a batch holds at most 100 messages; a sender's budget is 100 a second, sha
   // The budget refills at 100 a second: 50 more would need half a second of it, however busy the machine.
   assert.equal(await post('/api/broadcast', batch(50), token), { status: 429, body: { message: 'You have exceeded your rate limit' } });
   await waitFor(() => listener.heard.length === 100, { message: 'the 100 messages' });
-  await settle();
+  await awaitDatabaseMarker(carol.client, operator);
   assert.is(listener.heard.length, 100, 'nothing past the budget');
   // The budget refills: a second later the wallet may send again.
-  await sleep(1100);
+  await sleep(1100); // kept: the refill is what is tested
   assert.equal(await post('/api/broadcast', batch(1), token), { status: 202, body: '' });
   await carol.client.removeChannel(listener.channel);
 });
 
 test('one address makes at most 50 requests a second, refused before its token is read', async () => {
-  await sleep(1100);
+  await sleep(1100); // kept: the address starts with a full second's budget
   const batch = { messages: [{ topic: nextTopic(), event: 'e', payload: { n: 1 } }] };
   // A burst of 100 with a bad token: those within the budget reach the token check (401), the
   // rest are refused before it (429). The budget refills while the burst is served, so a few
@@ -226,7 +230,7 @@ test('one address makes at most 50 requests a second, refused before its token i
   assert.is(unauthorized + limited.length, 100);
   assert.ok(unauthorized >= 50 && limited.length > 0, `${unauthorized} reached the token check`);
   assert.equal(limited[0]!.body, { message: 'You have exceeded your rate limit' });
-  await sleep(1100);
+  await sleep(1100); // kept: the refill is what is tested
   assert.equal(await post('/api/broadcast', batch), { status: 202, body: '' });
 });
 

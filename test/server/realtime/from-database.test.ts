@@ -13,7 +13,7 @@ import type { RealtimeChannel, SupabaseClient } from '@supabase/supabase-js';
 import { connectAsOperator } from '../../support/server.js';
 import { sleep, waitFor } from '../../support/wait.js';
 import { createTestClient, signInPlayer, startTestServer, type TestPlayer, type TestServer } from '../../support/harness.js';
-import { accessToken, binaryPush, rawSocket, replyTo, responseOf, subscribeChannel, userIdOf } from '../../support/live.js';
+import { accessToken, awaitDatabaseMarker, binaryPush, rawSocket, replyTo, responseOf, subscribeChannel, userIdOf } from '../../support/live.js';
 
 let server: TestServer;
 let operator: pg.Client;
@@ -65,7 +65,6 @@ async function grant(reader: TestPlayer, topic: string, extension: 'broadcast' |
   ]);
 }
 
-const settle = () => sleep(300);
 const sql = (text: string, params: unknown[] = []) => operator.query(text, params);
 
 test.before(async () => {
@@ -127,7 +126,8 @@ test('realtime.send() reaches a private member the read policy allows, not one w
   await waitFor(() => publicMember.heard.length === 1, { message: 'the public message' });
   assert.is(publicMember.heard[0]!.event, 'note');
   assert.equal(publicMember.heard[0]!.payload, { n: 2, id: 'mine' });
-  await settle();
+  await awaitDatabaseMarker(alice.client, operator);
+  await awaitDatabaseMarker(carol.client, operator);
   assert.is(reader.heard.length, 1);
   assert.equal(presenceOnly.heard, []);
   for (const listener of [reader, presenceOnly]) await listener.channel.unsubscribe();
@@ -153,7 +153,7 @@ test('realtime.send_binary() delivers bytes as a binary broadcast; a channel ask
   const quietSystem: unknown[] = [];
   const quiet = alice.client.channel(nextTopic()).on('system', {}, (message: unknown) => quietSystem.push(message));
   await subscribeChannel(quiet);
-  await settle();
+  await awaitDatabaseMarker(alice.client, operator);
   assert.equal(quietSystem, []);
   await channel.unsubscribe();
   await quiet.unsubscribe();
@@ -201,7 +201,7 @@ test("a row trigger calling realtime.broadcast_changes() sends INSERT, UPDATE an
     () => assert.unreachable('STATEMENT is refused'),
     (error: Error) => assert.is(error.message, 'Failed to process the row: function can only be triggered for each row, not for each statement'),
   );
-  await settle();
+  await awaitDatabaseMarker(alice.client, operator);
   assert.is(reader.heard.length, 3);
   await alice.client.removeChannel(reader.channel);
 });
@@ -232,7 +232,7 @@ test('persisted sends (socket and httpSend) and realtime.send() messages are rep
   const replay = await listen(bob.client, topic, { private: true, broadcast: { replay: { since, limit: 10 } } });
   assert.is(replay.status, 'SUBSCRIBED');
   await waitFor(() => replay.heard.length === 3, { message: 'the replayed messages' });
-  await settle();
+  await awaitDatabaseMarker(bob.client, operator);
   const ids = replay.heard.map((heard) => heard.meta!.id);
   assert.equal(replay.heard, [
     { event: 'kept', payload: { n: 1 }, meta: { replayed: true, id: ids[0]! } },
@@ -241,7 +241,7 @@ test('persisted sends (socket and httpSend) and realtime.send() messages are rep
   ]);
   // The control: without replay a join hears nothing of the past.
   const plain = await listen(alice.client, topic, { private: true });
-  await settle();
+  await awaitDatabaseMarker(alice.client, operator);
   assert.equal([plain.status, plain.heard], ['SUBSCRIBED', []]);
   await bob.client.removeChannel(replay.channel);
   await alice.client.removeChannel(plain.channel);
@@ -254,6 +254,7 @@ test('replay honours since and limit, oldest first, and never replays more than 
   for (let n = 1; n <= 30; n++) {
     await sql(`select realtime.send(jsonb_build_object('n', $2::int), 'kept', $1)`, [topic, n]);
     if (n === 27) {
+      // kept: `since` is a time, so the messages before and after it are apart in time
       await sleep(20);
       middle = Date.now();
       await sleep(20);
@@ -271,7 +272,7 @@ test('replay honours since and limit, oldest first, and never replays more than 
     const listener = await listen(alice.client, topic, { private: true, broadcast: { replay } });
     assert.is(listener.status, 'SUBSCRIBED');
     await waitFor(() => listener.heard.length >= expected.length, { message: () => `the replay of ${JSON.stringify(replay)}` });
-    await settle();
+    await awaitDatabaseMarker(alice.client, operator);
     assert.equal(replayedNumbers(listener), expected, JSON.stringify(replay));
     await alice.client.removeChannel(listener.channel);
   }
@@ -350,7 +351,9 @@ test('a persisted binary push on vsn 2.0.0 is acknowledged with its id and repla
   assert.is(responseOf(await joiner.take(replyTo('1'))).status, 'ok');
   const frame = (await joiner.take((f) => Buffer.isBuffer(f))) as Buffer;
   assert.equal(readBinary(frame), { topic: `realtime:${topic}`, event: 'bytes', meta: { replayed: true, id }, payload: [1, 2, 3] });
-  await settle();
+  // A join's replay is written with its reply: a heartbeat answered after it comes after all of it.
+  joiner.send([null, 'hb', 'phoenix', 'heartbeat', {}]);
+  await joiner.take(replyTo('hb'));
   assert.equal(joiner.frames.filter((f) => Buffer.isBuffer(f)), []);
   joiner.ws.close();
 });
@@ -378,7 +381,7 @@ test('a database message over 64 KiB is not delivered (and not replayed); one wi
   await sql(`select realtime.send(jsonb_build_object('n', 1, 'b', repeat('x', 70000)), 'big', $1)`, [topic]);
   await sql(`select realtime.send(jsonb_build_object('n', 2, 'b', repeat('x', 1000)), 'big', $1)`, [topic]);
   await waitFor(() => reader.heard.length === 1, { message: 'the message within the limit' });
-  await settle();
+  await awaitDatabaseMarker(alice.client, operator);
   assert.equal(reader.heard.map(({ payload }) => payload.n), [2]);
   await waitFor(() => server.output().includes('realtime: database broadcasts not delivered: 1 with a payload over 65536 bytes'), {
     message: 'the log line',
@@ -386,13 +389,13 @@ test('a database message over 64 KiB is not delivered (and not replayed); one wi
   await alice.client.removeChannel(reader.channel);
   const replayer = await listen(alice.client, topic, { private: true, broadcast: { replay: { since: 0 } } });
   await waitFor(() => replayer.heard.length === 1, { message: 'the replay' });
-  await settle();
+  await awaitDatabaseMarker(alice.client, operator);
   assert.equal(replayedNumbers(replayer), [[2, true]]);
   await alice.client.removeChannel(replayer.channel);
 });
 
 test('a flood of realtime.send() calls delivers at most 100 messages of one topic at once and 1000 a second; the rest stay stored', async () => {
-  await sleep(1100);
+  await sleep(1100); // kept: the 1000-a-second budget refills over a second
   const flooded = nextTopic();
   const control = nextTopic();
   await grant(alice, flooded, 'broadcast');
@@ -402,7 +405,7 @@ test('a flood of realtime.send() calls delivers at most 100 messages of one topi
   await sql(`select realtime.send(jsonb_build_object('n', i), 'flood', $1) from generate_series(1, 150) i`, [flooded]);
   await sql(`select realtime.send(jsonb_build_object('n', i), 'flood', $1) from generate_series(1, 100) i`, [control]);
   await waitFor(() => controlReader.heard.length === 100, { message: 'the control statement' });
-  await settle();
+  await awaitDatabaseMarker(alice.client, operator);
   const numbers = (listener: Listener) => listener.heard.map(({ payload }) => payload.n);
   assert.equal(numbers(controlReader), Array.from({ length: 100 }, (_, i) => i + 1));
   assert.equal(numbers(floodReader), Array.from({ length: 100 }, (_, i) => i + 1));
@@ -411,7 +414,7 @@ test('a flood of realtime.send() calls delivers at most 100 messages of one topi
   assert.is(stored, 150);
 
   // 11 topics of 100 at once: the second's budget lets 1000 through.
-  await sleep(1100);
+  await sleep(1100); // kept: a full second's budget again
   const topics = Array.from({ length: 11 }, () => nextTopic());
   for (const topic of topics) await grant(alice, topic, 'broadcast');
   const first = await listen(alice.client, topics[0]!, { private: true });
@@ -419,13 +422,13 @@ test('a flood of realtime.send() calls delivers at most 100 messages of one topi
   await sql(`select realtime.send(jsonb_build_object('n', i), 'wide', ($1::text[])[(i - 1) / 100 + 1]) from generate_series(1, 1100) i`, [topics]);
   await waitFor(() => first.heard.length === 100, { message: 'the first topic' });
   await waitFor(() => server.output().includes('realtime: database broadcasts not delivered: 100 past 1000 a second'), { message: 'the log line' });
-  await settle();
+  await awaitDatabaseMarker(alice.client, operator);
   assert.equal([first.heard.length, last.heard.length], [100, 0]);
   for (const listener of [floodReader, controlReader, first, last]) await alice.client.removeChannel(listener.channel);
 });
 
 test('one insert statement into realtime.messages hands at most 1000 messages to Realtime', async () => {
-  await sleep(1100);
+  await sleep(1100); // kept: a full second's budget of database broadcasts, so only the statement bound refuses
   const topics = Array.from({ length: 11 }, () => nextTopic());
   for (const topic of topics) await grant(alice, topic, 'broadcast');
   const first = await listen(alice.client, topics[0]!, { private: true });
@@ -437,7 +440,7 @@ test('one insert statement into realtime.messages hands at most 1000 messages to
   );
   await waitFor(() => first.heard.length === 100, { message: 'the first topic' });
   await waitFor(() => server.output().includes('realtime: database broadcasts not delivered: 100 past 1000 of one statement'), { message: 'the log line' });
-  await settle();
+  await awaitDatabaseMarker(alice.client, operator);
   assert.equal([first.heard.length, last.heard.length], [100, 0]);
   // The control: the next statement is delivered.
   await sql(`insert into realtime.messages (topic, extension, event, payload, private) values ($1, 'broadcast', 'wide', '{"n": 1}', true)`, [topics[10]]);

@@ -114,6 +114,32 @@ function frame(r: Rng, token: string): Buffer | string {
   }
 }
 
+/**
+ * Resolves once `socket` has answered a heartbeat sent after the fuzz (one socket's frames are
+ * handled in turn, so every earlier frame has been), or has closed. The heartbeat is sent again
+ * every 200 ms while a socket past its message budget drops it unread.
+ */
+function drained(socket: RawSocket): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      clearInterval(timer);
+      socket.ws.off('message', onMessage);
+      resolve();
+    };
+    const onMessage = (data: Buffer, isBinary: boolean) => {
+      if (!isBinary && data.toString().startsWith('[null,"fuzz-drained",')) done();
+    };
+    const beat = () => {
+      if (socket.ws.readyState === socket.ws.OPEN) socket.ws.send(JSON.stringify([null, 'fuzz-drained', 'phoenix', 'heartbeat', {}]));
+      else done();
+    };
+    const timer = setInterval(beat, 200);
+    socket.ws.on('message', onMessage);
+    socket.ws.once('close', done);
+    beat();
+  });
+}
+
 async function freshSocket(): Promise<RawSocket> {
   const socket = await rawSocket(server);
   // The fuzz only sends; what it is sent is dropped as it comes so nothing piles up.
@@ -130,10 +156,10 @@ test('600 random and boundary-size frames leave the server serving REST, heartbe
     if (sockets[at]!.ws.readyState !== sockets[at]!.ws.OPEN) sockets[at] = await freshSocket();
     const data = frame(r, token);
     sockets[at]!.ws.send(data, { binary: Buffer.isBuffer(data) });
-    // Paced under the socket's message budget, so most frames are read rather than shed.
+    // Kept: paced under the socket's message budget, so most frames are read rather than shed.
     if (i % 30 === 29) await sleep(120);
   }
-  await sleep(500);
+  await Promise.all(sockets.map(drained));
   assert.is(server.child.exitCode, null, 'the server process is still running');
 
   const member = await rawSocket(server);

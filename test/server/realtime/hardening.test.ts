@@ -66,7 +66,7 @@ test('a batch-taking join on a topic over 255 bytes is refused; the broadcast th
   const r = String(++ref);
   hostile.send([r, r, long, 'broadcast', { type: 'broadcast', event: 'e', payload: { n: 1 } }]);
   assert.equal(responseOf(await hostile.take(replyTo(r))), { status: 'error', response: { reason: 'unmatched topic' } });
-  // Past the batch window: had the batch been gathered, its timer would have thrown by now.
+  // Kept: past the batch window (a timer): had the batch been gathered, its timer would have thrown by now.
   await sleep(100);
   await stillServing(honest);
 

@@ -3,8 +3,10 @@ import * as assert from 'uvu/assert';
 import type { RealtimeChannel, SupabaseClient } from '@supabase/supabase-js';
 import { createTestClient, signInPlayer, startTestServer, type TestPlayer, type TestServer } from '../../support/harness.js';
 import { enterAtSpawn } from '../../support/rules.js';
+import type pg from 'pg';
+import { connectAsOperator } from '../../support/server.js';
 import { sleep, waitFor } from '../../support/wait.js';
-import { subscribeChannel } from '../../support/live.js';
+import { awaitDatabaseMarker, subscribeChannel } from '../../support/live.js';
 
 type Row = Record<string, unknown>;
 /** A postgres_changes callback payload as realtime-js hands it over. */
@@ -23,6 +25,8 @@ let server: TestServer;
 let alice: TestPlayer;
 let bob: TestPlayer;
 let carol: TestPlayer;
+/** Sends the database markers that stand before each "nothing else arrived". */
+let operator: pg.Client;
 let channel = 0;
 
 /** Events received by one subscription, with a way to wait for the next ones. */
@@ -52,11 +56,9 @@ async function subscribe(client: SupabaseClient, bindings: Binding[]): Promise<F
   };
 }
 
-/** Gives late frames a chance to arrive before asserting that none did (not yet replaced by a barrier here). */
-const settle = () => sleep(300);
-
 test.before(async () => {
   server = await startTestServer();
+  operator = await connectAsOperator(server);
   alice = await signInPlayer(server);
   bob = await signInPlayer(server);
   carol = await signInPlayer(server);
@@ -66,6 +68,7 @@ test.before(async () => {
 
 test.after(async () => {
   for (const client of [alice.client, bob.client, carol.client]) await client.removeAllChannels();
+  await operator.end();
   await server.stop();
 });
 
@@ -235,11 +238,13 @@ test('an access_token update switches the channel from anon to the signed-in rea
   const client = createTestClient(server);
   const feed = await subscribe(client, [{ event: 'INSERT', schema: 'public', table: 'game_chat_messages' }]);
   await alice.client.from('game_chat_messages').insert({ player_id: alice.address, player_name: 'Alice', message: 'before' });
-  await settle();
+  await awaitDatabaseMarker(client, operator);
   assert.is(feed.events.length, 0);
   const { data } = await bob.client.auth.getSession();
   await client.realtime.setAuth(data.session!.access_token);
-  await settle();
+  // Kept: nothing answers an access_token push, and a marker's join would not do here: after
+  // every join realtime-js asks supabase-js for the token again, which would undo this one.
+  await sleep(300);
   await alice.client.from('game_chat_messages').insert({ player_id: alice.address, player_name: 'Alice', message: 'after' });
   const [event] = await feed.next(1);
   assert.is(event.new.message, 'after');

@@ -11,12 +11,15 @@ import WebSocket from 'ws';
 import { createTestClient, signInPlayer, startTestServer, type TestPlayer, type TestServer } from '../../support/harness.js';
 import { enterAtSpawn } from '../../support/rules.js';
 import { connectAsOperator } from '../../support/server.js';
-import { sleep, waitFor } from '../../support/wait.js';
-import { rawSocket, replyTo, responseOf, type RawSocket } from '../../support/live.js';
+import type pg from 'pg';
+import { waitFor } from '../../support/wait.js';
+import { awaitDatabaseMarker, rawSocket, replyTo, responseOf, type RawSocket } from '../../support/live.js';
 
 let server: TestServer;
 let alice: TestPlayer;
 let bob: TestPlayer;
+/** Writes the test policies and sends the markers that stand before each "nothing else arrived". */
+let operator: pg.Client;
 const clients: SupabaseClient[] = [];
 let topicCount = 0;
 /** A topic no other test uses. */
@@ -24,12 +27,14 @@ const nextTopic = (prefix = 'room') => `${prefix}-${++topicCount}`;
 
 test.before(async () => {
   server = await startTestServer();
+  operator = await connectAsOperator(server);
   [alice, bob] = await Promise.all([signInPlayer(server), signInPlayer(server)]);
   await enterAtSpawn(alice, 'Alice');
 });
 
 test.after(async () => {
   for (const client of [...clients, alice.client, bob.client]) await client.removeAllChannels();
+  await operator.end();
   await server.stop();
 });
 
@@ -44,6 +49,7 @@ type Presences = Record<string, unknown>[];
 
 /** A channel with presence listeners and what it heard: join and leave events, syncs and system messages. */
 interface Watched {
+  client: SupabaseClient;
   channel: RealtimeChannel;
   status: string;
   reason: string | null;
@@ -55,7 +61,7 @@ interface Watched {
 /** Joins `topic` on `client` with presence key `key` (and `config` on top) and resolves once the server answered. */
 async function watch(client: SupabaseClient, topic: string, key: string, config: Record<string, unknown> = {}): Promise<Watched> {
   const channel = client.channel(topic, { config: { presence: { key }, ...config } });
-  const watched = { channel, status: '', reason: null, events: [], syncs: 0, system: [] } as Watched;
+  const watched = { client, channel, status: '', reason: null, events: [], syncs: 0, system: [] } as Watched;
   channel
     .on('presence', { event: 'sync' }, () => watched.syncs++)
     .on('presence', { event: 'join' }, ({ key, newPresences }) => watched.events.push({ event: 'join', key, presences: newPresences }))
@@ -80,10 +86,14 @@ async function refOf(watched: Watched, key: string): Promise<string> {
   return metas[0]!.presence_ref as string;
 }
 
-/** The events heard so far, once there are `count` of them, and no more afterwards. */
+/**
+ * The events heard so far, once there are `count` of them, and no more afterwards: a presence
+ * diff is written to every member as the change is handled, so any other diff due by then has
+ * arrived before a later database marker.
+ */
 async function eventsOnce(watched: Watched, count: number) {
   await waitFor(() => watched.events.length >= count, { message: () => `${count} presence events in ${JSON.stringify(watched.events)}` });
-  await sleep(100);
+  await awaitDatabaseMarker(watched.client, operator);
   return watched.events.splice(0);
 }
 
@@ -129,7 +139,7 @@ test('re-track replaces the meta (a leave of the old, a join of the new); the sa
   ]);
   assert.equal(b.channel.presenceState(), { alice: [{ x: 2, presence_ref: second }] });
   assert.is(await a.channel.track({ x: 2 }), 'ok');
-  await sleep(200);
+  await awaitDatabaseMarker(b.client, operator);
   assert.equal(b.events, [], 'an unchanged payload sends no diff');
   assert.equal(a.channel.presenceState(), { alice: [{ x: 2, presence_ref: second }] });
 });
@@ -207,7 +217,6 @@ test('private channels: presence is read and written only as the presence polici
   assert.is(refused.reason, `Unauthorized: You do not have permissions to read from this Channel topic: ${topic}`);
   await bob.client.removeChannel(refused.channel);
 
-  const operator = await connectAsOperator(server);
   try {
     await operator.query(`create policy "test: presence read on guilds" on realtime.messages for select to authenticated
       using (extension = 'presence' and (select realtime.topic()) like 'guild-%')`);
@@ -215,7 +224,7 @@ test('private channels: presence is read and written only as the presence polici
     assert.is(reader.status, 'SUBSCRIBED');
     await waitFor(() => reader.syncs > 0, { message: 'the presence state of a readable topic' });
     assert.is(await reader.channel.track({ name: 'Bob' }), 'error', 'no write policy: the track is refused');
-    await sleep(200);
+    await awaitDatabaseMarker(reader.client, operator);
     assert.equal(reader.channel.presenceState(), {});
 
     await operator.query(`create policy "test: presence write on guilds" on realtime.messages for insert to authenticated
@@ -228,12 +237,11 @@ test('private channels: presence is read and written only as the presence polici
     // A public channel of the same name is another room: it sees nothing of the private one.
     const outsider = await watch(anonClient(), topic, 'anon');
     assert.is(outsider.status, 'SUBSCRIBED');
-    await sleep(200);
+    await awaitDatabaseMarker(outsider.client, operator);
     assert.equal(outsider.channel.presenceState(), {});
   } finally {
     await operator.query(`drop policy if exists "test: presence read on guilds" on realtime.messages`);
     await operator.query(`drop policy if exists "test: presence write on guilds" on realtime.messages`);
-    await operator.end();
   }
 });
 

@@ -111,7 +111,7 @@ test('presence upsert on player_id, load players, leave', async () => {
   assert.is(first.error, null);
   assert.is(first.status, 201);
   // Moving 89 px needs the movement budget (225 px/s, docs/rules.md "Movement") to cover it: 0.5 s does.
-  await sleep(500);
+  await sleep(500); // kept: the budget refills with time
   const second = await alice.client.from('game_players').upsert(presence(alice, 'Alice', 99), { onConflict: 'player_id' }).select();
   assert.is(second.error, null);
   assert.is(second.status, 200);
@@ -137,7 +137,7 @@ test('presence upsert on player_id, load players, leave', async () => {
 test('attack writes a combat log and upserts stats', async () => {
   // Both players stand just outside spawn, side by side, with fresh presence rows; Bob walks
   // 94 px there, which the movement budget covers after 0.5 s.
-  await sleep(500);
+  await sleep(500); // kept: the budget refills with time
   for (const [player, name] of [[alice, 'Alice'], [bob, 'Bob']] as const) {
     const beat = await player.client.from('game_players').upsert(presence(player, name, 99), { onConflict: 'player_id' });
     assert.is(beat.error, null);

@@ -10,7 +10,8 @@ import type pg from 'pg';
 import type { Claim } from '../../../../components/claims.js';
 import { CLAIMS_KEPT } from '../../../../net/claims-known.js';
 import { connectAsOperator } from '../../../support/server.js';
-import { sleep, waitFor } from '../../../support/wait.js';
+import { waitFor } from '../../../support/wait.js';
+import { awaitDatabaseMarker } from '../../../support/live.js';
 import { startTestServer, type TestServer } from '../../../support/harness.js';
 import { enterRecorded, type RecordedPlayer } from '../../../support/recorded-player.js';
 
@@ -92,7 +93,7 @@ test('a claim made and one abandoned while the region was not held are current o
   const frames = ann.frames.length;
   await operator.query('delete from public.game_claims where id = $1', [stays]);
   const made = await claimAs(operator, ann, { x1: -10, y1: -9, x2: -6, y2: -5 });
-  await sleep(300);
+  await awaitDatabaseMarker(ann.player.client, operator);
   assert.is(ann.frames.slice(frames).filter((frame) => frame.includes(made) || frame.includes(stays)).length, 0, 'not heard while away');
   const requests = ann.urls.length;
   ann.pose.x = 16;

@@ -10,7 +10,7 @@ import { isWaterTile, WORLD_SEED } from '../../../../components/terrain.js';
 import { connectAsOperator } from '../../../support/server.js';
 import { signInPlayer, startTestServer, type TestPlayer, type TestServer } from '../../../support/harness.js';
 import { createRules, enterAtSpawn, nameOf, playerAtSpawn, type Rules } from '../../../support/rules.js';
-import { sleep } from '../../../support/wait.js';
+import { waitFor } from '../../../support/wait.js';
 import { subscribeChannel } from '../../../support/live.js';
 
 let server: TestServer;
@@ -241,11 +241,11 @@ test('claims and trust are sent on the region topics the claim overlaps, deletes
     const row = { id, owner_id: alice.address, owner_name: nameOf(alice), ...rect };
     const expected = [{ made: [row] }, { trusted: [member] }, { untrusted: [member] }, { trusted: [member] }, { gone: [row] }];
     const ours = () => near.filter((payload) => mentions(payload, id));
-    for (let i = 0; i < 50 && ours().length < expected.length; i++) await sleep(100);
+    await waitFor(() => ours().length >= expected.length, { message: 'the claim changes heard' });
     // Barrier: a claim made after these reaches the same topic; the trust removed with the claim sent nothing.
     const after = await claim(alice, rect).select('id').single();
     assert.is(after.error, null, JSON.stringify(after.error));
-    for (let i = 0; i < 50 && !near.some((payload) => mentions(payload, after.data!.id as string)); i++) await sleep(100);
+    await waitFor(() => near.some((payload) => mentions(payload, after.data!.id as string)), { message: 'the barrier claim heard' });
     assert.equal(ours(), expected);
     assert.equal(beside.filter((payload) => mentions(payload, id)), [], 'nothing on a region the claim does not overlap');
   } finally {
@@ -263,7 +263,7 @@ test('a claim across a region border is sent on each region it overlaps', async 
     const made = await claim(alice, { x1: 12, y1: -9, x2: 20, y2: -5 }).select('id').single();
     assert.is(made.error, null, JSON.stringify(made.error));
     const id = made.data!.id as string;
-    for (let i = 0; i < 50 && !(left.some((p) => mentions(p, id)) && right.some((p) => mentions(p, id))); i++) await sleep(100);
+    await waitFor(() => left.some((p) => mentions(p, id)) && right.some((p) => mentions(p, id)), { message: 'the claim heard on both sides' });
     const row = { id, owner_id: alice.address, owner_name: nameOf(alice), x1: 12, y1: -9, x2: 20, y2: -5 };
     assert.equal([left.filter((p) => mentions(p, id)), right.filter((p) => mentions(p, id))], [[{ made: [row] }], [{ made: [row] }]]);
   } finally {
@@ -283,7 +283,7 @@ test('a client cannot speak claims on a region topic: only the database does', a
     const made = await claim(alice, { x1: -10, y1: -9, x2: -6, y2: -5 }).select('id').single();
     assert.is(made.error, null, JSON.stringify(made.error));
     const id = made.data!.id as string;
-    for (let i = 0; i < 50 && !heard.some((p) => mentions(p, id)); i++) await sleep(100);
+    await waitFor(() => heard.some((p) => mentions(p, id)), { message: 'the claim heard' });
     assert.ok(heard.some((p) => mentions(p, id)), 'the real claim is heard');
     assert.equal(heard.filter((p) => mentions(p, 'Forged')), [], 'the forged claim is not');
     assert.is(answer, 'timed out', 'as on hosted, a send the write policies refuse is dropped without a reply');

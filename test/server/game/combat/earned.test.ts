@@ -40,7 +40,7 @@ test('health follows the combat log: a heartbeat claiming more keeps the server 
 test('a defeated player has 0 health until it respawns at spawn with 100', async () => {
   const { beat, attack } = rules;
   for (let hit = 0; hit < 3; hit++) {
-    await sleep(1000); // one hit per 1000 ms counts toward health
+    await sleep(1000); // kept: one hit per 1000 ms counts toward health
     await Promise.all([beat(attacker, 100, 0), beat(victim, 100, 30)]);
     assert.is((await attack(attacker, victim)).error, null);
   }

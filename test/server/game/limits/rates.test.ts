@@ -108,7 +108,7 @@ test('presence: 50 heartbeats at once, the burst of 10 and the refill pass, the 
       details: 'Limit: a burst of 10, then 6 per second.', hint: 'Wait a moment and try again.',
     });
   }
-  await sleep(1000 * Number(refusals.at(-1)!.headers.get('retry-after')));
+  await sleep(1000 * Number(refusals.at(-1)!.headers.get('retry-after'))); // kept: the refill is tested
   assert.is((await rawBeat(flooder, token, 0, 0)).status, 201, 'after the refill');
 });
 
@@ -134,7 +134,7 @@ test("presence: the game's heartbeats in combat for 10 s, leaving and joining ag
     const failed = () => `heartbeat failures: ${JSON.stringify(failures)}`;
     await waitFor(() => recorded > 0, { timeout: 15_000, message: () => `the first heartbeat (${failed()})` });
     const from = recorded;
-    await sleep(10_000);
+    await sleep(10_000); // kept: the rate is counted over 10 s
     const beats = recorded - from;
     assert.ok(beats >= 36, `${beats} heartbeats recorded in 10 s`);
     await headless.session.close();
@@ -158,7 +158,7 @@ test('hits: 7 in one request are 429 TS429; the game lands one every 300 ms on d
   await refused('7 hits in one request', 'game_combat_logs', () => insert(victims), 'TS429', 429, /^Too many hits: slow down$/);
   for (const victim of victims) {
     assert.is((await insert([victim])).error, null);
-    await sleep(300);
+    await sleep(300); // kept: the game's pace, within the rate
   }
 });
 
@@ -170,9 +170,9 @@ test('stats: the upsert after each hit passes at the game pace; a flood is 429 T
   const upsert = () => player.client.from('game_player_stats').upsert({ player_id: player.address, player_name: nameOf(player), damage_dealt: 25 }, { onConflict: 'player_id' });
   for (let i = 0; i < 4; i++) {
     assert.is((await upsert()).error, null, 'one upsert every 300 ms');
-    await sleep(300);
+    await sleep(300); // kept: the game's pace, within the rate
   }
-  await sleep(1500);
+  await sleep(1500); // kept: the bucket refills before the flood
   const started = performance.now();
   const flood = await Promise.all(Array.from({ length: 20 }, upsert));
   const seconds = (performance.now() - started) / 1000;
@@ -193,7 +193,7 @@ test('mutes: 21 in one request are 429 TS429, 20 pass; unmuting takes tokens too
   const unmuteAll = await player.client.from('game_mutes').delete().eq('player_id', player.address);
   assert.equal({ status: unmuteAll.status, code: unmuteAll.error?.code }, { status: 429, code: 'TS429' });
   assert.is((await player.client.from('game_mutes').select('muted_id')).data!.length, 20);
-  await sleep(1000);
+  await sleep(1000); // kept: the refill is tested
   assert.is((await player.client.from('game_mutes').delete().eq('muted_id', mutes[0]!.muted_id)).error, null, 'one unmute a second');
 });
 
@@ -207,7 +207,7 @@ test('chat and voice: deleting takes a token from the bucket that sent them', as
   assert.is(voice.error, null);
   const erased = await player.client.from('game_voice_messages').delete().eq('player_id', player.address);
   assert.equal({ status: erased.status, code: erased.error?.code, message: erased.error?.message }, { status: 429, code: 'TS429', message: 'Too many voice clips: slow down' });
-  await sleep(2000);
+  await sleep(2000); // kept: the refill is tested
   assert.is((await player.client.from('game_chat_messages').delete().eq('player_id', player.address).eq('message', 'm0')).error, null, 'one line after the refill');
 });
 
@@ -219,7 +219,7 @@ test("claims: removing 19 trusts at once is 429 TS429; abandoning the claim take
   const members = Array.from({ length: 19 }, () => ({ claim_id: made.data!.id, player_id: createTestWallet().address }));
   assert.is((await owner.client.from('game_claim_members').insert(members)).error, null, 'one claim and 19 trusts: the burst of 20');
   await refused('removing 19 trusts', 'game_claim_members', () => owner.client.from('game_claim_members').delete().eq('claim_id', made.data!.id), 'TS429', 429, /^Too many claim changes: slow down$/);
-  await sleep(2000);
+  await sleep(2000); // kept: the refill is tested
   assert.is((await owner.client.from('game_claims').delete().eq('id', made.data!.id)).error, null);
   assert.equal((await reader.client.from('game_claim_members').select('player_id').eq('claim_id', made.data!.id)).data, []);
 });

@@ -10,7 +10,8 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { runOps } from '../../../../scripts/ops.js';
 import { connectAsOperator } from '../../../support/server.js';
-import { sleep, waitFor } from '../../../support/wait.js';
+import { waitFor } from '../../../support/wait.js';
+import { awaitDatabaseMarker } from '../../../support/live.js';
 import { createTestWallet, signInPlayer, startTestServer, type TestPlayer, type TestServer, type TestWallet } from '../../../support/harness.js';
 import { blockRow, enterAtSpawn, nameOf } from '../../../support/rules.js';
 
@@ -81,7 +82,9 @@ test('a mute hides the muted wallet\'s voice from the muter only, over REST and 
   const sent = await bob.client.from('game_voice_messages').insert(clip(bob)).select('id').single();
   assert.is(sent.error, null);
   await waitFor(() => toCarol.heard.length === 1, { message: 'Carol hears the clip' });
-  await sleep(500);
+  const marker = await connectAsOperator(server);
+  await awaitDatabaseMarker(alice.client, marker);
+  await marker.end();
   assert.is(toAlice.heard.length, 0, 'the muted clip never reaches Alice');
   assert.equal((await alice.client.from('game_voice_messages').select('id').eq('id', sent.data!.id)).data, []);
   assert.equal((await carol.client.from('game_voice_messages').select('id').eq('id', sent.data!.id)).data, [{ id: sent.data!.id }]);

@@ -41,7 +41,7 @@ test('a hit from outside spawn by a player whose heartbeats stay on a spawn tile
     assert.is(outcome(await rules.attack(attacker, victim)), SAFE_ZONE, `round ${round}: and may not hit from there either`);
     assert.is(outcome(await rules.attack(attacker, victim, { attacker_x: 100 })), 'ok', `round ${round}: a hit from just outside`);
     assert.is(outcome(await rules.attack(victim, attacker)), 'ok', `round ${round}: the counter-hit reaches the attacker where its hit put it`);
-    await sleep(1000);
+    await sleep(1000); // kept: one hit per 1000 ms counts
   }
 });
 
@@ -63,7 +63,7 @@ test('honest: two players outside spawn hit each other both ways', async () => {
   for (let round = 0; round < 2; round++) {
     assert.is(outcome(await rules.attack(one, two)), 'ok', `round ${round}: one hits two`);
     assert.is(outcome(await rules.attack(two, one)), 'ok', `round ${round}: two hits one`);
-    await sleep(1000);
+    await sleep(1000); // kept: one hit per 1000 ms counts
   }
 });
 

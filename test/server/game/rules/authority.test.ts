@@ -114,7 +114,7 @@ test('presence: no teleports, not by heartbeat spam, not by leaving and rejoinin
     refusedStep = error?.code ?? null;
   }
   assert.is(refusedStep, '23514');
-  // The quick steps spent the presence rate's burst; a second refills 6 heartbeats.
+  // Kept: the quick steps spent the presence rate's burst; a second refills 6 heartbeats.
   await sleep(1000);
   assert.is((await runner.client.from('game_players').delete().eq('player_id', runner.address)).error, null);
   await refused('rejoin far away', 'game_players', () => beat(runner, 3000, -60), '23514');
@@ -126,6 +126,7 @@ test('presence: a heartbeat that arrives late, then one on time, passes for an h
   // Walks east along y = -60 at 187.5 px/s, the client's speed: where it stands `ms` after it set off.
   const at = (ms: number) => Math.round(100 + 0.1875 * ms);
   await walkTo(walker, 100, -60);
+  // Kept: the heartbeats' timing is what is tested.
   const start = Date.now();
   for (let ms = 500; ms <= 1500; ms += 500) {
     await sleep(start + ms - Date.now());
@@ -154,7 +155,7 @@ test('presence: only a defeated player respawns at spawn', async () => {
   // The server's health, not the client's: a heartbeat claiming 25 HP is not one hit from defeat.
   await Promise.all([beat(wounded, 1100, 0, { health: 25 }), beat(duelist, 1070, 0)]);
   for (let hits = 0; hits < 4; hits++) {
-    if (hits > 0) await sleep(1000); // one hit per 1000 ms counts
+    if (hits > 0) await sleep(1000); // kept: one hit per 1000 ms counts
     await beat(wounded, 1100, 0);
     assert.is((await attack(duelist, wounded)).error, null);
     if (hits < 3) await refused('teleport to spawn while wounded', 'game_players', () => beat(wounded, 0, 0), '23514');

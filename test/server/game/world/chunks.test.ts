@@ -11,10 +11,10 @@ import type pg from 'pg';
 import { CHUNK_TILES, regionName, regionOfTile } from '../../../../protocol/geometry.js';
 import { BLOCK_TYPES } from '../../../../protocol/rules.js';
 import { connectAsOperator } from '../../../support/server.js';
-import { sleep, waitFor } from '../../../support/wait.js';
+import { waitFor } from '../../../support/wait.js';
 import { signInPlayer, startTestServer, type TestServer } from '../../../support/harness.js';
 import { enterRecorded, type RecordedPlayer } from '../../../support/recorded-player.js';
-import { subscribeChannel } from '../../../support/live.js';
+import { awaitDatabaseMarker, subscribeChannel } from '../../../support/live.js';
 
 /** The seeded square: tiles -260..259 by -130..129, every tile but spawn's, 135,175 blocks. */
 const SEED = { x0: -260, x1: 260, y0: -130, y1: 130 };
@@ -179,7 +179,11 @@ test('a change heard while its chunk is read is applied after the read, neither 
     bob.queues.outbox.push({ kind: 'placeBlock', x: 6, y: 3, blockType: 'gold', inventory: true });
     bob.queues.outbox.push({ kind: 'removeBlock', x: 8, y: 3, blockType: null });
     await waitFor(() => bob.tiles.get('6,3') === 'gold' && !bob.tiles.has('8,3'), { message: 'Bob\'s changes heard by Bob' });
-    await sleep(300); // and by Dan, whose read is still held back
+    // Committed, then heard by Dan's socket (whose read is still held back) before a later marker.
+    await waitFor(async () => (await operator.query(`select block_type from public.game_blocks where (x, y) in ((6, 3), (8, 3))`)).rows.map((row) => row.block_type).join() === 'gold', {
+      message: 'Bob\'s changes committed',
+    });
+    await awaitDatabaseMarker(dan.player.client, operator);
     assert.is(dan.tiles.get('8,3'), undefined, 'nothing of the chunk is shown before its read');
     release();
     await waitFor(() => showsView(dan, operator, 16, 16), { message: 'Dan\'s view' });

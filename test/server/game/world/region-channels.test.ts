@@ -183,7 +183,7 @@ test('a sender allowed before is heard while its verdict is asked again; once th
   assert.is(await sender.channel.send({ type: 'broadcast', event: 'pose', payload: { x: 1 } }), 'ok');
   const { error } = await frank.client.from('game_players').delete().eq('player_id', frank.address);
   assert.is(error, null);
-  // The verdict's age, not an event: past it the next send asks the policies again.
+  // Kept: the verdict's age, not an event: past it the next send asks the policies again.
   await sleep(WRITE_CHECK_MS + 100);
   assert.is(await sender.channel.send({ type: 'broadcast', event: 'pose', payload: { x: 2 } }), 'ok');
   await waitFor(() => listener.heard.length === 2, { message: 'both poses' });
