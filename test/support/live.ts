@@ -140,7 +140,8 @@ const MARKER_RESEND_MS = 250;
  * messages first), so whatever of that was due to this socket earlier has arrived once the
  * marker has. It travels on a public channel of its own, joined and left here, and is sent
  * again until heard (each copy is sent after what it orders, so any one of them will do).
- * Not for a client whose token was set by hand (`realtime.setAuth(token)`): after every join
+ * Its join counts against the socket's joins per second: not for a socket that is joining a
+ * crowd of channels at that moment. Not for a client whose token was set by hand (`realtime.setAuth(token)`): after every join
  * realtime-js asks supabase-js for the token again, which undoes it.
  */
 export async function awaitDatabaseMarker(client: SupabaseClient, db: MarkerSender): Promise<void> {

@@ -11,7 +11,6 @@ import type { Claim } from '../../../../components/claims.js';
 import { CLAIMS_KEPT } from '../../../../net/claims-known.js';
 import { connectAsOperator } from '../../../support/server.js';
 import { waitFor } from '../../../support/wait.js';
-import { awaitDatabaseMarker } from '../../../support/live.js';
 import { startTestServer, type TestServer } from '../../../support/harness.js';
 import { enterRecorded, type RecordedPlayer } from '../../../support/recorded-player.js';
 
@@ -93,7 +92,9 @@ test('a claim made and one abandoned while the region was not held are current o
   const frames = ann.frames.length;
   await operator.query('delete from public.game_claims where id = $1', [stays]);
   const made = await claimAs(operator, ann, { x1: -10, y1: -9, x2: -6, y2: -5 });
-  await awaitDatabaseMarker(ann.player.client, operator);
+  // Barrier: a claim made after these in the region Ann holds now reaches her after anything they sent her.
+  const barrier = await claimAs(operator, ann, { x1: 298, y1: -2, x2: 302, y2: 2 });
+  await waitFor(() => shown(ann, barrier), { message: 'the claim where Ann is' });
   assert.is(ann.frames.slice(frames).filter((frame) => frame.includes(made) || frame.includes(stays)).length, 0, 'not heard while away');
   const requests = ann.urls.length;
   ann.pose.x = 16;
@@ -107,7 +108,7 @@ test('a claim made and one abandoned while the region was not held are current o
     return from! <= -16 - 99 && to! >= 15 && Number(params.get('y1')!.split('.')[1]) >= 15 && Number(params.get('y2')!.split('.')[1]) <= -16;
   };
   await waitFor(() => ann.urls.slice(requests).some(coversSpawnRegion), { message: 'spawn\'s region read again on its join' });
-  await operator.query('delete from public.game_claims where id = $1', [made]);
+  await operator.query('delete from public.game_claims where id = any($1)', [[made, barrier]]);
 });
 
 test.run();
