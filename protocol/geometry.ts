@@ -1,7 +1,7 @@
 /**
  * The world's geometry as every part of the game counts it: tiles, chunks, regions and the
  * world's edges. SQL counts the same way (`game_private.tile_region_index`, the generated
- * `game_players.region` column, `game_private.in_spawn`); test/server/protocol-sql.test.ts holds
+ * `game_players.region` column, `game_private.in_spawn`); test/server/game/rules/protocol-sql.test.ts holds
  * the two to each other.
  *
  * * A tile (tx, ty) covers the pixels [tx·32, tx·32 + 32).

@@ -4,7 +4,7 @@
  * (`raise exception '...' using errcode = '23514', hint = 'tessera:spawn'`), which PostgREST and
  * the embedded REST server pass on in `{code, details, hint, message}`; the client picks the
  * player's sentence by the code, never by the wording of the message.
- * test/server/refusals-sql.test.ts holds every `raise` a player can meet in
+ * test/server/game/rules/refusals-sql.test.ts holds every `raise` a player can meet in
  * supabase/schema.sql to a code here, and every code here to a rule that raises it.
  */
 

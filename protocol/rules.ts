@@ -1,7 +1,7 @@
 /**
  * The rules both sides apply, each number once: the client checks them first for instant
  * feedback, SQL enforces them (supabase/migrations, read in one place in supabase/schema.sql).
- * The SQL repeats each as a literal; test/server/protocol-sql.test.ts pins every one of those
+ * The SQL repeats each as a literal; test/server/game/rules/protocol-sql.test.ts pins every one of those
  * literals to the constant here.
  */
 

@@ -7,7 +7,7 @@ import type { Database } from './types.js';
  * the `supabase_realtime` publication and the migrations bookkeeping table. Idempotent, and what
  * already exists is kept: on a hosted-like database the owner is not a superuser and may not touch
  * the roles' settings or the auth server's schema, which are there already
- * (test/server/hosted-like.test.ts).
+ * (test/server/db/hosted-like.test.ts).
  */
 const BOOTSTRAP_SQL = `
 do $$

@@ -121,3 +121,43 @@ export function readBroadcast(frame: Buffer): { topic: string; event: string; pa
   const body = frame.subarray(5 + topicLength + eventLength + metaLength);
   return { topic, event, payload: JSON.parse(body.toString()) as Record<string, unknown> };
 }
+
+/** What {@link awaitDatabaseMarker} sends its marker with: the operator connection, or any pg client. */
+export interface MarkerSender {
+  query(text: string, values?: unknown[]): Promise<unknown>;
+}
+
+let markers = 0;
+/** Milliseconds after which {@link awaitDatabaseMarker} sends its marker again: one sent while the database broadcast budget was spent is dropped. */
+const MARKER_RESEND_MS = 250;
+
+/**
+ * Waits until a broadcast the database sends after everything committed so far reaches
+ * `client`'s socket: the barrier a "nothing else arrived" assertion waits on instead of a pause.
+ * The server drains changes and realtime.messages inserts in commit order, hands each drain's
+ * postgres_changes on before its broadcasts, writes a join's reply, replay and system messages
+ * at once, and writes one socket's messages in order (a socket that is behind sends its ordered
+ * messages first), so whatever of that was due to this socket earlier has arrived once the
+ * marker has. It travels on a public channel of its own, joined and left here, and is sent
+ * again until heard (each copy is sent after what it orders, so any one of them will do).
+ * Its join counts against the socket's joins per second: not for a socket that is joining a
+ * crowd of channels at that moment. Not for a client whose token was set by hand (`realtime.setAuth(token)`): after every join
+ * realtime-js asks supabase-js for the token again, which undoes it.
+ */
+export async function awaitDatabaseMarker(client: SupabaseClient, db: MarkerSender): Promise<void> {
+  const topic = `marker:${process.pid}:${++markers}`;
+  let heard = false;
+  const channel = client.channel(topic).on('broadcast', { event: 'marker' }, () => void (heard = true));
+  await subscribeChannel(channel);
+  let sent = -Infinity;
+  await waitFor(
+    async () => {
+      if (heard || performance.now() - sent < MARKER_RESEND_MS) return heard;
+      sent = performance.now();
+      await db.query(`select realtime.send('{}', 'marker', $1, false)`, [topic]);
+      return false;
+    },
+    { message: `the marker on ${topic}` },
+  );
+  await client.removeChannel(channel);
+}

@@ -83,7 +83,7 @@ export function createRules(reader: TestPlayer) {
       assert.is(error, null, JSON.stringify(error));
       at = next;
       if (at.x === x && at.y === y) return;
-      await sleep(450);
+      await sleep(450); // kept: a legal pace, within the movement budget
     }
   }
 

@@ -1,4 +1,4 @@
-/** The client's placement check; removals are the server's (test/server/support.test.ts). */
+/** The client's placement check; removals are the server's (test/server/game/world/support.test.ts). */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { canPlaceWithSupport, type SupportWorld } from '../../../components/support.js';

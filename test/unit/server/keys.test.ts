@@ -16,7 +16,7 @@ test('a verified token is answered from memory until it expires, then refused as
     const first = await keys.verify(token);
     assert.is(await keys.verify(token), first, 'the second check is the remembered answer');
     assert.ok(Object.isFrozen(first), 'remembered claims cannot be changed by a caller');
-    await sleep(1100);
+    await sleep(1100); // kept: the token expires by the clock
     const error = await keys.verify(token).catch((e: unknown) => e);
     assert.instance(error, TokenError);
     assert.is((error as TokenError).reason, 'expired');

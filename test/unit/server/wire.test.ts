@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import WebSocket, { WebSocketServer } from 'ws';
 import { Outbound } from '../../../server/realtime/wire.js';
-import { sleep } from '../../support/wait.js';
+import { waitFor } from '../../support/wait.js';
 
 /** A server socket wrapped in an {@link Outbound}, and a `ws` client reading from it. */
 async function pair(): Promise<{ outbound: Outbound; server: WebSocket; client: WebSocket; received: Array<string | Buffer>; close(): Promise<void> }> {
@@ -30,8 +30,9 @@ async function pair(): Promise<{ outbound: Outbound; server: WebSocket; client: 
   };
 }
 
+/** Waits until `done` holds: every message the test expects has arrived. */
 async function until(done: () => boolean): Promise<void> {
-  for (let i = 0; i < 500 && !done(); i++) await sleep(10);
+  await waitFor(done, { interval: 10, message: 'the messages' });
 }
 
 test('frames of every length class arrive whole, in order, text and binary as sent', async () => {
