@@ -14,6 +14,7 @@ import type { TestServer } from '../support/server.js';
 import { acquire, release, startE2EServer, type E2E } from '../support/browser.js';
 import { createPageWallet, installTestWallet } from '../support/browser-wallet.js';
 import { tileOnCanvas, tilePoint } from '../support/canvas-points.js';
+import { waitFor } from '../support/wait.js';
 
 const test = suite<{ e2e: E2E; server: TestServer; alice: PlayerInWorld }>('land claims');
 // A server of its own: the players here build, and the shared server's other suites count who built
@@ -59,8 +60,7 @@ test('desktop: L opens LAND, a drag chooses 7x7, CONFIRM claims it; it is outlin
   assert.is(await page.getByTestId('land-claim').count(), 1);
   assert.equal(await page.evaluate(() => window.__tessera!.claimAt(5, 0)), { owner_id: alice.wallet.address, owner_name: 'Landlord' });
   assert.is(await page.evaluate(() => window.__tessera!.claimAt(11, 0)), null);
-  await page.waitForTimeout(100);
-  assert.is(await edgeColour(page, 7, -3), CLAIM_COLORS.own);
+  await waitFor(async () => (await edgeColour(page, 7, -3)) === CLAIM_COLORS.own, { message: 'the own claim edge drawn' });
   assert.is(await page.getByTestId('claimed-by').count(), 0, 'one\'s own claim names nobody');
 });
 
@@ -75,8 +75,7 @@ test('another player hears the claim, reads "Claimed by Landlord" inside it, and
   await page.getByTestId('claimed-by').waitFor();
   assert.is(await page.getByTestId('claimed-by').innerText(), 'Claimed by Landlord');
   await page.keyboard.press('l');
-  await page.waitForTimeout(100);
-  assert.is(await edgeColour(page, 7, -3), CLAIM_COLORS.other);
+  await waitFor(async () => (await edgeColour(page, 7, -3)) === CLAIM_COLORS.other, { message: 'the other claim edge drawn' });
   await page.keyboard.press('Escape');
   const target = await tilePoint(page, 8, 2);
   await page.mouse.click(target.x, target.y);
@@ -91,12 +90,11 @@ test('another player hears the claim, reads "Claimed by Landlord" inside it, and
   await owner.getByTestId('land-member').filter({ hasText: 'Visitor' }).waitFor();
   await page.keyboard.press('l');
   await page.waitForFunction(() => document.querySelector('[data-testid=land-budget]'));
-  await page.waitForTimeout(300);
-  assert.is(await edgeColour(page, 7, -3), CLAIM_COLORS.trusted);
+  await waitFor(async () => (await edgeColour(page, 7, -3)) === CLAIM_COLORS.trusted, { message: 'the trusted claim edge drawn' });
   await page.keyboard.press('Escape');
   await page.mouse.click(target.x, target.y);
   await page.waitForFunction(() => window.__tessera!.tileAt(8, 2) !== null);
-  await page.waitForTimeout(500);
+  await page.waitForTimeout(500); // kept: an accepted placement sends nothing more to wait for; a refused one is rolled back within this time
   assert.ok(await page.evaluate(() => window.__tessera!.tileAt(8, 2)), 'a trusted player builds and the block stays');
 
   // Untrusted again: the next block is refused.
@@ -131,8 +129,7 @@ test('phone: two taps choose the corners, CONFIRM claims, the claim is outlined'
   await page.getByRole('button', { name: 'CONFIRM' }).tap();
   await page.getByText('CLAIM TILES: 375 OF 400 FREE').waitFor();
   assert.equal(await page.evaluate(() => window.__tessera!.claimAt(1, 6)), { owner_id: wallet.address, owner_name: 'Thumbs' });
-  await page.waitForTimeout(100);
-  assert.is(await edgeColour(page, 1, 4), CLAIM_COLORS.own);
+  await waitFor(async () => (await edgeColour(page, 1, 4)) === CLAIM_COLORS.own, { message: 'the own claim edge drawn' });
   await context.close();
 });
 
