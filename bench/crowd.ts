@@ -27,6 +27,7 @@ import { cpuSeconds, pin, pssMb, serverPids } from './processes.js';
 import { seedPresence } from './seed.js';
 import { percentile, pick, printHeader, printRow, round } from './stats.js';
 import { sleep, waitFor } from '../test/support/wait.js';
+import { LatencyHistogram } from '../test/support/load/figures.js';
 
 const argument = (name: string, fallback: number) => {
   const at = process.argv.indexOf(name);
@@ -139,32 +140,6 @@ interface Walker {
   nextChange: number;
   /** When it starts walking (ms since the epoch). */
   startsAt: number;
-}
-
-/**
- * Latencies counted per millisecond up to a minute (later ones count as a minute): a crowd hears
- * millions of poses, which an array of every sample would hold and sort.
- */
-class LatencyHistogram {
-  private readonly counts = new Uint32Array(60_001);
-  private total = 0;
-
-  add(ms: number): void {
-    this.counts[Math.max(0, Math.min(60_000, Math.round(ms)))]!++;
-    this.total++;
-  }
-
-  /** The `p`-th percentile (0-100) in ms, nearest rank as bench/stats.ts; NaN when empty. */
-  percentile(p: number): number {
-    if (this.total === 0) return NaN;
-    const rank = Math.min(this.total - 1, Math.floor((p / 100) * this.total));
-    let seen = 0;
-    for (let ms = 0; ms < this.counts.length; ms++) {
-      seen += this.counts[ms]!;
-      if (seen > rank) return ms;
-    }
-    return 60_000;
-  }
 }
 
 interface Figures {

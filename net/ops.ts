@@ -4,6 +4,7 @@
  * (docs/moderation.md); every function throws an Error with the server's message when refused.
  */
 import type { SupabaseClient } from '@supabase/supabase-js';
+import type { ClaimRow } from '../protocol/claim-changes.js';
 
 /** Where a ban applies: `play` (no sign-in, no writes) or `chat` (no chat or voice). */
 export type BanScope = 'play' | 'chat';
@@ -78,14 +79,7 @@ export interface RollbackResult {
 }
 
 /** A claim as ops_list_claims lists it: lapsed ones too (`holds` false). */
-export interface OpsClaim {
-  id: string;
-  owner_id: string;
-  owner_name: string;
-  x1: number;
-  y1: number;
-  x2: number;
-  y2: number;
+export interface OpsClaim extends ClaimRow {
   created_at: string;
   /** How many wallets the owner trusts on it. */
   members: number;
