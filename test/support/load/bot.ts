@@ -15,10 +15,10 @@ import { claimsArea, nearEdge, regionsRect } from '../../../net/claims/area.js';
 import { CLAIMS_CHECK_MS, REGION_READ_GATHER_MS } from '../../../net/claims/claims.js';
 import { ONLINE_REFRESH_MS, RESTORE_CHECK_MS, RESTORE_REFRESH_MS } from '../../../net/constants.js';
 import { REGION_CHANNEL_CONFIG, type Pose } from '../../../net/poses/poses.js';
-import { interestCentre, regionKeysAround, topicsAround } from '../../../net/interest/centre.js';
+import { createInterest, type InterestArea } from '../../../net/interest/interest.js';
 import type { Region } from '../../../protocol/geometry.js';
 import { PRESENCE_HEARTBEAT_MS } from '../../../protocol/rules.js';
-import { POSE_EVENT, regionTopic } from '../../../protocol/topics.js';
+import { POSE_EVENT } from '../../../protocol/topics.js';
 import { BotBlocks } from './bot-blocks.js';
 import { PoseSender } from './pose-sender.js';
 import type { LoadFigures } from './figures.js';
@@ -74,9 +74,10 @@ export class Bot {
   private poseBase = 0;
   private inWorld = false;
   private started = false;
-  private poseCentre: Region | null = null;
-  private centreTopic = '';
-  private presenceCentre: Region | null = null;
+  /** Where the bot stands, kept once as net/interest/interest.ts keeps it for the client. */
+  private readonly interest = createInterest();
+  /** The area the pose channels follow (they start once the bot is in the world). */
+  private poseArea: InterestArea | null = null;
   private readonly regions = new Map<string, BotChannel>();
   private presence: BotChannel | null = null;
   private presenceKeys: string[] = [];
@@ -114,6 +115,7 @@ export class Bot {
         if (this.regionReadAt === 0) this.regionReadAt = Date.now() + REGION_READ_GATHER_MS;
       },
     });
+    this.interest.onArea((area) => this.followPresence(area));
   }
 
   /** Opens the socket and enters the world as net/session.ts does (resolves once the socket is open). */
@@ -133,8 +135,8 @@ export class Bot {
       this.socket.join('game_voice_messages', {}, [{ event: 'INSERT', schema: 'public', table: 'game_voice_messages' }], accessToken),
     );
     this.checkRemovals(now);
-    this.followPresence();
     this.blocks.follow(this.pose.x, this.pose.y, now);
+    this.interest.move(this.pose.x, this.pose.y);
     this.started = true;
     await this.heartbeat();
     this.inWorld = true;
@@ -168,7 +170,7 @@ export class Bot {
     if (now >= this.walkFrom) this.walk(now);
     else pose.moving = false;
     this.blocks.follow(pose.x, pose.y, now);
-    this.followPresence();
+    this.interest.move(pose.x, pose.y);
     if (this.inWorld) this.sendPose(now);
     if (this.wasMoving && !pose.moving && now - this.lastStopBeat >= 1000) {
       this.lastStopBeat = now;
@@ -206,11 +208,10 @@ export class Bot {
   /** net/poses/poses.ts `update`: follows the interest centre's 3x3 channels and sends the pose that is due on the centre's. */
   private sendPose(now: number): void {
     const pose = this.pose;
-    const centre = interestCentre(this.poseCentre, pose.x, pose.y);
-    if (centre !== this.poseCentre) {
-      this.poseCentre = centre;
-      this.centreTopic = regionTopic(centre);
-      const wanted = new Set(topicsAround(centre));
+    const area = this.interest.area()!;
+    if (area !== this.poseArea) {
+      this.poseArea = area;
+      const wanted = new Set(area.topics);
       for (const [topic, channel] of this.regions) {
         if (!wanted.has(topic)) {
           this.regions.delete(topic);
@@ -219,7 +220,7 @@ export class Bot {
       }
       for (const topic of wanted) if (!this.regions.has(topic)) this.regions.set(topic, this.socket.join(topic, REGION_CHANNEL_CONFIG.config, [], this.identity.accessToken));
     }
-    const topic = this.centreTopic;
+    const topic = area.topics[0]!;
     const payload = this.sender.due(pose.x, pose.y, pose.facing, pose.moving, pose.isSwinging, this.poseBase + this.steps - 1, topic, now);
     if (payload === null) return;
     const channel = this.regions.get(topic);
@@ -231,19 +232,15 @@ export class Bot {
   }
 
   /** net/presence/presence.ts `follow`: on a new interest centre, the rows of its 3x3 regions followed, and (after the first) a heartbeat and a load. */
-  private followPresence(): void {
-    const next = interestCentre(this.presenceCentre, this.pose.x, this.pose.y);
-    if (next === this.presenceCentre) return;
-    const first = this.presenceCentre === null;
-    this.presenceCentre = next;
-    this.presenceKeys = regionKeysAround(next);
+  private followPresence(area: InterestArea): void {
+    this.presenceKeys = area.keys;
     const filter = `region=in.(${this.presenceKeys.join(',')})`;
     const table = { schema: 'public', table: 'game_players' } as const;
     const bindings: ChangeBinding[] = [{ event: 'INSERT', ...table, filter }, { event: 'UPDATE', ...table, filter }, { event: 'DELETE', ...table }];
     const old = this.presence;
     this.presence = this.socket.join(`game_players:${++this.generation}`, {}, bindings, this.identity.accessToken);
     if (old) this.socket.leave(old);
-    if (!first) void this.heartbeat().then(() => this.loadPlayers());
+    if (!area.first) void this.heartbeat().then(() => this.loadPlayers());
   }
 
   /** The timers net/ runs: heartbeat, online count, removed blocks, claims, and the scenario's building and chat. */
