@@ -9,6 +9,7 @@
  */
 import type { Appearance } from './appearance-types.js';
 import type { Claim } from './claims.js';
+import type { PoseFields } from '../protocol/poses.js';
 
 /** Something the server told us; applied by the engine at the start of a step. */
 export type NetEvent =
@@ -52,21 +53,9 @@ export type NetEvent =
   /**
    * A live pose event: at its pose number `seq` (the sender's step count, net/poses/numbers.ts)
    * the player stood at (x, y) and walks in direction (dx, dy), each -1, 0 or 1; `t` is the
-   * sender's clock in ms.
+   * sender's clock in ms (protocol/poses.ts); `moving` is whether (dx, dy) is a direction.
    */
-  | {
-      kind: 'playerPose';
-      id: string;
-      x: number;
-      y: number;
-      dx: number;
-      dy: number;
-      seq: number;
-      facing: number;
-      moving: boolean;
-      swinging: boolean;
-      t: number;
-    }
+  | ({ kind: 'playerPose'; moving: boolean } & PoseFields)
   /** A presence row was deleted or went stale. */
   | { kind: 'playerLeft'; id: string }
   /** A combat log names the local player as victim. */

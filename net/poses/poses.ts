@@ -65,7 +65,7 @@ export const REGION_CHANNEL_CONFIG = { config: { private: true, broadcast: { sel
 function parsePose(payload: unknown): Extract<NetEvent, { kind: 'playerPose' }> | null {
   const p = decodePose(payload);
   if (!p) return null;
-  return { kind: 'playerPose', id: p.id, x: p.x, y: p.y, dx: p.dx, dy: p.dy, seq: p.seq, facing: p.facing, moving: p.dx !== 0 || p.dy !== 0, swinging: p.swinging, t: p.t };
+  return { kind: 'playerPose', ...p, moving: p.dx !== 0 || p.dy !== 0 };
 }
 
 /** What the pose receiver needs. */
