@@ -30,15 +30,20 @@ revoke all on schema realtime from public;
 -- alias.* is the whole row even where the table has a column named like the alias.
 create or replace function realtime.capture_insert() returns trigger
 language plpgsql security definer set search_path = '' as $$
+-- A captured table may have a column named like a variable here: the variable is meant.
+#variable_conflict use_variable
 declare
   captured int;
   total int;
+  writer text;
 begin
   if not exists (select 1 from realtime.subscribed s where s.rel = tg_relid) then
     return null;
   end if;
+  -- The statement's writer, named once for all its rows.
+  writer := realtime.change_sender();
   insert into realtime.changes (rel, kind, record, sender)
-    select tg_relid, 'INSERT', to_json(inserted.*), realtime.change_sender() from (select * from new_rows limit ${MAX_CHANGES_PER_STATEMENT}) inserted;
+    select tg_relid, 'INSERT', to_json(inserted.*), writer from (select * from new_rows limit ${MAX_CHANGES_PER_STATEMENT}) inserted;
   get diagnostics captured = row_count;
   if captured = ${MAX_CHANGES_PER_STATEMENT} then
     select count(*) into total from new_rows;
@@ -52,15 +57,20 @@ end $$;
 
 create or replace function realtime.capture_delete() returns trigger
 language plpgsql security definer set search_path = '' as $$
+-- A captured table may have a column named like a variable here: the variable is meant.
+#variable_conflict use_variable
 declare
   captured int;
   total int;
+  writer text;
 begin
   if not exists (select 1 from realtime.subscribed s where s.rel = tg_relid) then
     return null;
   end if;
+  -- The statement's writer, named once for all its rows.
+  writer := realtime.change_sender();
   insert into realtime.changes (rel, kind, old_record, sender)
-    select tg_relid, 'DELETE', to_json(deleted.*), realtime.change_sender() from (select * from old_rows limit ${MAX_CHANGES_PER_STATEMENT}) deleted;
+    select tg_relid, 'DELETE', to_json(deleted.*), writer from (select * from old_rows limit ${MAX_CHANGES_PER_STATEMENT}) deleted;
   get diagnostics captured = row_count;
   if captured = ${MAX_CHANGES_PER_STATEMENT} then
     select count(*) into total from old_rows;
