@@ -12,6 +12,7 @@ import { startSessionCleanup } from './auth/cleanup.js';
 import { loadRevocations, refusingEnded } from './auth/revocations.js';
 import { resolveSite, type ConfigError, type SiteSettings } from './auth/site.js';
 import { scheduleBackups } from './backup/schedule.js';
+import { joinCluster, type Bus } from './cluster/index.js';
 import { spacedBlockCount } from './block-count.js';
 import { startDatabase, type ServerDatabase } from './db/index.js';
 import { migrationVersions } from './db/migrate.js';
@@ -70,6 +71,10 @@ export interface ServerOptions extends SiteSettings, AuthLimitSettings {
   backupKeep?: number;
   /** The operator wallets (`OPERATOR_WALLETS`), written to the database at start. */
   operatorWallets?: string[];
+  /** `REDIS_URL`: join the cluster whose nodes meet on this Redis (docs/cluster.md); a cluster of one without it. */
+  redisUrl?: string;
+  /** `NODE_ID`: this node's name in the cluster and on its metrics; host, process and a random part by default. */
+  nodeId?: string;
 }
 
 /** Scheduled backups kept when BACKUP_KEEP is unset. */
@@ -252,6 +257,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   // Checks the URLs before the database starts; the real port is known once listening.
   resolveSite(options, options.port);
   const migrationsDir = options.migrationsDir ?? join(process.cwd(), 'supabase', 'migrations');
+  const bus = await joinCluster(options.redisUrl, options.nodeId, (message) => log.warn(message));
   const db = await startDatabase({
     dataDir: options.dataDir,
     migrationsDir,
@@ -259,15 +265,16 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     poolSize: options.poolSize,
   });
   try {
-    return await serve(db, options, migrationsDir);
+    return await serve(db, bus, options, migrationsDir);
   } catch (error) {
     await db.close();
+    await bus.close();
     throw error;
   }
 }
 
 /** Starts Auth, REST and Realtime over the started database and serves them (see {@link startServer}). */
-async function serve(db: ServerDatabase, options: ServerOptions, migrationsDir: string): Promise<RunningServer> {
+async function serve(db: ServerDatabase, bus: Bus, options: ServerOptions, migrationsDir: string): Promise<RunningServer> {
   const { revocations, stopBanWatch, keys, serviceRoleKeyFile } = await startAuth(db, options);
   const clients = clientAddresses(options.trustedProxies);
   const { rest, stopSchemaWatch } = await startRest(db, keys, clients, options);
@@ -276,7 +283,7 @@ async function serve(db: ServerDatabase, options: ServerOptions, migrationsDir: 
   const routes: Routes = {
     metricsToken: options.metricsToken,
     clients,
-    serveReadiness: readinessHandler({ db, migrations: await migrationVersions(migrationsDir), realtimeRunning: () => serving }),
+    serveReadiness: readinessHandler({ db, migrations: await migrationVersions(migrationsDir), realtimeRunning: () => serving, bus }),
     serveStatic: createStaticHandler(options.publicDir),
     rest,
     auth: { db, keys, revocations, clients, ...authLimits(options) },
@@ -295,6 +302,7 @@ async function serve(db: ServerDatabase, options: ServerOptions, migrationsDir: 
     maxSocketsPerAddress: options.maxSocketsPerIp,
     clientAddress: clients.of,
     policy: TESSERA_CHANNEL_POLICY,
+    bus,
   });
   routes.realtime = (req, res, path) => realtime.handleHttp(req, res, path);
   revocations.onRevoked((sessionId) => realtime.endSession(sessionId));
@@ -305,7 +313,7 @@ async function serve(db: ServerDatabase, options: ServerOptions, migrationsDir: 
   const stopBackups = options.backupEveryMs
     ? scheduleBackups(db.connection, options.dataDir, options.backupEveryMs, options.backupKeep ?? DEFAULT_BACKUP_KEEP)
     : async () => undefined;
-  const stops = [() => sessionCleanup.stop(), stopSchemaWatch, stopBanWatch, stopBackups];
+  const stops = [() => sessionCleanup.stop(), stopSchemaWatch, stopBanWatch, stopBackups, () => bus.close()];
   let closing: Promise<void> | null = null;
   return {
     url: `http://${urlHost(options.host)}:${routes.port}`,

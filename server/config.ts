@@ -12,7 +12,7 @@ export type EnvSettings = Pick<
   ServerOptions,
   | 'port' | 'dataDir' | 'siteUrl' | 'additionalRedirectUrls' | 'signInsPerIp' | 'tokenRequestsPerIp' | 'authRequestsPerIp'
   | 'maxSocketsPerIp' | 'databaseUrl' | 'poolSize' | 'restSchemas' | 'metricsToken' | 'backupEveryMs' | 'backupKeep'
-  | 'operatorWallets' | 'host' | 'trustedProxies'
+  | 'operatorWallets' | 'host' | 'trustedProxies' | 'redisUrl' | 'nodeId'
 > & {
   /** `LOG_LEVEL`: the quietest level written. */
   logLevel: (typeof LOG_LEVELS)[number];
@@ -101,5 +101,7 @@ export function readEnv(env: NodeJS.ProcessEnv): EnvSettings {
     backupKeep: env.BACKUP_KEEP ? positiveInteger('BACKUP_KEEP', env.BACKUP_KEEP) : undefined,
     operatorWallets: operatorList(env.OPERATOR_WALLETS),
     trustedProxies: env.TRUSTED_PROXIES ? proxyList(env.TRUSTED_PROXIES) : [],
+    redisUrl: env.REDIS_URL || undefined,
+    nodeId: env.NODE_ID || undefined,
   };
 }

@@ -108,3 +108,30 @@ for (const answeredBy of ['database', 'catalogue']) joinAuthorizations.inc({ ans
 export const realtimeChangesDropped = new Counter({
   name: 'tessera_realtime_changes_dropped_total', help: 'Row changes not captured for postgres_changes: past the bound of one statement', registers: [registry],
 });
+
+/** Messages of the bus between nodes (server/cluster/), published (`out`) and heard from other nodes (`in`). */
+export const busMessages = new Counter({
+  name: 'tessera_bus_messages_total', help: 'Messages of the bus between nodes, out and in', labelNames: ['direction'], registers: [registry],
+});
+for (const direction of ['in', 'out']) busMessages.inc({ direction }, 0);
+
+/** Seconds from a message's publishing on one node to its arrival on another (clocks of different machines add their skew). */
+export const busDelivery = new Histogram({
+  name: 'tessera_bus_delivery_seconds', help: 'Time from publish on one node to delivery on another',
+  buckets: [0.0005, 0.001, 0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1], registers: [registry],
+});
+
+/** Messages the bus dropped: published while Redis was down, or past a channel's bound within one turn. */
+export const busDropped = new Counter({
+  name: 'tessera_bus_dropped_total', help: 'Bus messages dropped while Redis was down or over the bound of one turn', registers: [registry],
+});
+
+/** Times the bus came back after losing Redis. */
+export const busReconnects = new Counter({
+  name: 'tessera_bus_reconnects_total', help: 'Times the bus reconnected to Redis', registers: [registry],
+});
+
+/** Labels every metric with the node that reports it, so the series of a cluster's nodes stay apart. */
+export function labelMetricsWithNode(node: string): void {
+  registry.setDefaultLabels({ node });
+}

@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { timingSafeEqual } from 'node:crypto';
+import type { Bus } from '../cluster/index.js';
 import type { Database } from '../db/index.js';
 import type { ClientAddresses } from './client-address.js';
 import { registry } from '../metrics.js';
@@ -18,6 +19,8 @@ export interface ReadinessDeps {
   migrations: readonly string[];
   /** Whether Realtime serves (false once the server began to stop). */
   realtimeRunning(): boolean;
+  /** The bus between the nodes: in a cluster, its Redis is checked too. */
+  bus: Pick<Bus, 'clustered' | 'status'>;
 }
 
 /** `GET /healthz`: the process serves requests. Always 200 while it does. */
@@ -27,8 +30,8 @@ export function serveHealth(res: ServerResponse): void {
 
 /**
  * Makes the `GET /readyz` handler: 200 `{"status":"ready",…}` when the database answers within
- * {@link READY_TIMEOUT_MS}, every migration is recorded and Realtime runs; otherwise 503 with
- * the failing check named. One query per check; requests arriving while one runs share it, and
+ * {@link READY_TIMEOUT_MS}, every migration is recorded, Realtime runs and, in a cluster, the bus
+ * is on Redis (check `redis`); otherwise 503 with the failing check named. One query per check; requests arriving while one runs share it, and
  * an answer younger than {@link READY_REUSE_MS} is reused.
  */
 export function readinessHandler(deps: ReadinessDeps): (res: ServerResponse) => Promise<void> {
@@ -64,8 +67,10 @@ export function readinessHandler(deps: ReadinessDeps): (res: ServerResponse) => 
     }
     const { database, migrations } = last!.checks;
     const realtime = deps.realtimeRunning() ? 'ok' : 'stopped';
-    const ready = database === 'ok' && migrations === 'ok' && realtime === 'ok';
-    sendJson(res, ready ? 200 : 503, { status: ready ? 'ready' : 'not ready', checks: { database, migrations, realtime } }, { 'Cache-Control': 'no-store' });
+    const checks: Record<string, string> = { database, migrations, realtime };
+    if (deps.bus.clustered) checks.redis = deps.bus.status();
+    const ready = Object.values(checks).every((verdict) => verdict === 'ok');
+    sendJson(res, ready ? 200 : 503, { status: ready ? 'ready' : 'not ready', checks }, { 'Cache-Control': 'no-store' });
   };
 }
 

@@ -1,4 +1,5 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { Bus } from '../cluster/index.js';
 import type { Claims, Database } from '../db/index.js';
 import { authorizeRead, authorizeSends, authorizeWrite } from './authorization.js';
 import type { ReadVerdict } from './authorization.js';
@@ -55,6 +56,8 @@ export interface RealtimeDeps {
   clientAddress?: (req: IncomingMessage) => string;
   /** The application's rules for its topics; without one the transport behaves as plain Supabase Realtime ({@link PLAIN_POLICY}). */
   policy?: ChannelPolicy;
+  /** The bus to the cluster's other nodes (server/cluster/); a cluster of one without it. */
+  bus?: Bus;
 }
 
 /**
