@@ -145,9 +145,18 @@ async function poolQuery(pool: pg.Pool, sql: string, params?: unknown[]): Promis
 }
 
 /**
+ * The first statement of every script {@link Database.exec} runs: a transaction lock that the
+ * scripts of every node on the database share, so two nodes never install triggers, grants or
+ * functions on the same objects at once (PostgreSQL refuses that with `tuple concurrently
+ * updated`). A script of several statements is one transaction, so the lock lasts it all.
+ */
+export const SERIALIZE_SCRIPT = "select pg_advisory_xact_lock(hashtext('tessera_scripts'));";
+
+/**
  * Opens a pool of `size` connections to PostgreSQL and returns the {@link Database} over it.
  * Connections start with the internal statement budget; a request under claims gets its role's.
  */
+
 export function openPool(config: pg.PoolConfig, size: number, onError: (error: Error) => void): Database {
   const settings = { ...config, options: `-c statement_timeout=${INTERNAL_STATEMENT_TIMEOUT}` };
   const pool = new pg.Pool({ ...settings, max: size, idleTimeoutMillis: 60_000 });
@@ -158,7 +167,7 @@ export function openPool(config: pg.PoolConfig, size: number, onError: (error: E
   return {
     query: async <Row,>(sql: string, params?: unknown[]) => resultOf<Row>(await poolQuery(pool, sql, params)),
     exec: async (sql) => {
-      await poolQuery(pool, sql);
+      await poolQuery(pool, `${SERIALIZE_SCRIPT} ${sql}`);
     },
     poolStats: () => ({ active: pool.totalCount - pool.idleCount, idle: pool.idleCount, waiting: pool.waitingCount }),
     transaction: (fn) => transaction(pool, 'begin', fn),
