@@ -101,126 +101,155 @@ export async function connectBus(url: string, node: string, log: (message: strin
   return createRedisBus(publisher, listener, node, log);
 }
 
-/** The bus over two ready connections (see {@link connectBus}). */
-function createRedisBus(publisher: Redis, listener: Redis, node: string, log: (message: string) => void): Bus {
-  const handlers = new Map<string, ((message: unknown, from: string) => void)[]>();
-  const queued = new Map<string, { at: number; messages: unknown[] }>();
-  const reconnectListeners: (() => void)[] = [];
-  const nodes = new NodeWatch(node);
-  let flushing = false;
-  let closed = false;
-  let wasDown = false;
-  let lastError = '';
+/** Messages queued within one turn of the event loop, per channel, sent as one envelope each. */
+class Outbox {
+  private readonly queued = new Map<string, { at: number; messages: unknown[] }>();
+  private flushing = false;
 
-  function flush(): void {
-    flushing = false;
-    const up = publisher.status === 'ready';
-    for (const [channel, { at, messages }] of queued) {
+  constructor(
+    private readonly publisher: Redis,
+    private readonly node: string,
+  ) {}
+
+  add(channel: string, message: unknown): void {
+    let entry = this.queued.get(channel);
+    if (!entry) this.queued.set(channel, (entry = { at: Date.now(), messages: [] }));
+    if (entry.messages.length >= MAX_QUEUED_PER_CHANNEL) {
+      busDropped.inc();
+      return;
+    }
+    entry.messages.push(message);
+    if (!this.flushing) {
+      this.flushing = true;
+      setImmediate(() => this.flush());
+    }
+  }
+
+  private flush(): void {
+    this.flushing = false;
+    const up = this.publisher.status === 'ready';
+    for (const [channel, { at, messages }] of this.queued) {
       if (!up) {
         busDropped.inc(messages.length);
         continue;
       }
-      const envelope: Envelope = { n: node, t: at, m: messages };
-      publisher.publish(BUS_PREFIX + channel, JSON.stringify(envelope)).catch(() => busDropped.inc(messages.length));
+      const envelope: Envelope = { n: this.node, t: at, m: messages };
+      this.publisher.publish(BUS_PREFIX + channel, JSON.stringify(envelope)).catch(() => busDropped.inc(messages.length));
       busMessages.inc({ direction: 'out' }, messages.length);
     }
-    queued.clear();
+    this.queued.clear();
   }
+}
 
-  function receive(redisChannel: string, text: string): void {
+/** The handlers of each channel, fed with the envelopes other nodes sent. */
+class Inbox {
+  readonly handlers = new Map<string, ((message: unknown, from: string) => void)[]>();
+
+  constructor(
+    private readonly node: string,
+    private readonly nodes: NodeWatch,
+    private readonly log: (message: string) => void,
+  ) {}
+
+  receive(redisChannel: string, text: string): void {
     const envelope = JSON.parse(text) as Envelope;
-    if (envelope.n === node) return;
+    if (envelope.n === this.node) return;
     const channel = redisChannel.slice(BUS_PREFIX.length);
     busMessages.inc({ direction: 'in' }, envelope.m.length);
     busDelivery.observe(Math.max(0, Date.now() - envelope.t) / 1000);
     if (channel === NODES_CHANNEL) {
-      for (const message of envelope.m) nodes.heard(envelope.n, (message as { alive: boolean }).alive);
+      for (const message of envelope.m) this.nodes.heard(envelope.n, (message as { alive: boolean }).alive);
       return;
     }
-    nodes.heard(envelope.n, true);
-    for (const handler of handlers.get(channel) ?? []) {
+    this.nodes.heard(envelope.n, true);
+    for (const handler of this.handlers.get(channel) ?? []) {
       for (const message of envelope.m) {
         try {
           handler(message, envelope.n);
         } catch (error) {
-          log(`bus: a message on ${channel} from ${envelope.n} failed: ${(error as Error).message}`);
+          this.log(`bus: a message on ${channel} from ${envelope.n} failed: ${(error as Error).message}`);
         }
       }
     }
   }
+}
 
-  const bus: Bus = {
+/** Tells `reconnected` once both connections are ready again after either was lost, and logs the loss once. */
+function watchConnections(publisher: Redis, listener: Redis, isClosed: () => boolean, reconnected: () => void, log: (message: string) => void): () => string {
+  let down = false;
+  let lastError = '';
+  const onDown = (error?: Error) => {
+    if (error) lastError = error.message;
+    if (isClosed() || down) return;
+    down = true;
+    log(`bus: the connection to Redis is lost${error ? `: ${error.message}` : ''}; reconnecting`);
+  };
+  const onReady = () => {
+    if (!down || publisher.status !== 'ready' || listener.status !== 'ready') return;
+    down = false;
+    busReconnects.inc();
+    log('bus: back on Redis');
+    reconnected();
+  };
+  for (const client of [publisher, listener]) {
+    client.on('error', onDown);
+    client.on('close', () => onDown());
+    client.on('ready', onReady);
+  }
+  return () => (publisher.status === 'ready' && listener.status === 'ready' ? 'ok' : `unreachable: ${lastError || publisher.status}`);
+}
+
+/** The bus over two ready connections (see {@link connectBus}). */
+function createRedisBus(publisher: Redis, listener: Redis, node: string, log: (message: string) => void): Bus {
+  const nodes = new NodeWatch(node);
+  const outbox = new Outbox(publisher, node);
+  const inbox = new Inbox(node, nodes, log);
+  const reconnectListeners: (() => void)[] = [];
+  let closed = false;
+  const status = watchConnections(publisher, listener, () => closed, () => {
+    for (const listen of reconnectListeners) listen();
+  }, log);
+  listener.on('message', (channel: string, text: string) => {
+    try {
+      inbox.receive(channel, text);
+    } catch (error) {
+      log(`bus: an unreadable message on ${channel}: ${(error as Error).message}`);
+    }
+  });
+  const subscribeRedis = (channel: string) =>
+    void listener.subscribe(BUS_PREFIX + channel).catch((error: Error) => log(`bus: subscribing to ${channel} failed: ${error.message}`));
+  subscribeRedis(NODES_CHANNEL);
+  const beat = () => {
+    nodes.sweep();
+    if (!closed) outbox.add(NODES_CHANNEL, { alive: true });
+  };
+  const heartbeat = setInterval(beat, NODE_HEARTBEAT_MS);
+  heartbeat.unref();
+  beat();
+  return {
     node,
     clustered: true,
-    publish(channel, message) {
-      if (closed) return;
-      let entry = queued.get(channel);
-      if (!entry) queued.set(channel, (entry = { at: Date.now(), messages: [] }));
-      if (entry.messages.length >= MAX_QUEUED_PER_CHANNEL) {
-        busDropped.inc();
-        return;
-      }
-      entry.messages.push(message);
-      if (!flushing) {
-        flushing = true;
-        setImmediate(flush);
-      }
-    },
+    publish: (channel, message) => void (closed || outbox.add(channel, message)),
     subscribe(channel, handler) {
-      const list = handlers.get(channel);
+      const list = inbox.handlers.get(channel);
       if (list) list.push(handler);
       else {
-        handlers.set(channel, [handler]);
-        void listener.subscribe(BUS_PREFIX + channel).catch((error: Error) => log(`bus: subscribing to ${channel} failed: ${error.message}`));
+        inbox.handlers.set(channel, [handler]);
+        subscribeRedis(channel);
       }
     },
     onReconnect: (listen) => void reconnectListeners.push(listen),
     onNodeDown: (listen) => void nodes.downListeners.push(listen),
     liveNodes: () => nodes.live(),
-    status: () => (publisher.status === 'ready' && listener.status === 'ready' ? 'ok' : `unreachable: ${lastError || publisher.status}`),
+    status,
     command: (name, ...args) => publisher.call(name, ...args),
     async close() {
       closed = true;
       clearInterval(heartbeat);
-      if (publisher.status === 'ready') await publisher.publish(BUS_PREFIX + NODES_CHANNEL, JSON.stringify({ n: node, t: Date.now(), m: [{ alive: false }] })).catch(() => undefined);
+      const farewell: Envelope = { n: node, t: Date.now(), m: [{ alive: false }] };
+      if (publisher.status === 'ready') await publisher.publish(BUS_PREFIX + NODES_CHANNEL, JSON.stringify(farewell)).catch(() => undefined);
       listener.disconnect();
       publisher.disconnect();
     },
   };
-
-  const onDown = (error?: Error) => {
-    if (error) lastError = error.message;
-    if (closed || wasDown) return;
-    wasDown = true;
-    log(`bus: the connection to Redis is lost${error ? `: ${error.message}` : ''}; reconnecting`);
-  };
-  publisher.on('error', onDown);
-  listener.on('error', onDown);
-  listener.on('close', () => onDown());
-  publisher.on('close', () => onDown());
-  const onReady = () => {
-    if (!wasDown || publisher.status !== 'ready' || listener.status !== 'ready') return;
-    wasDown = false;
-    busReconnects.inc();
-    log('bus: back on Redis');
-    for (const listen of reconnectListeners) listen();
-  };
-  publisher.on('ready', onReady);
-  listener.on('ready', onReady);
-  listener.on('message', (channel: string, text: string) => {
-    try {
-      receive(channel, text);
-    } catch (error) {
-      log(`bus: an unreadable message on ${channel}: ${(error as Error).message}`);
-    }
-  });
-  void listener.subscribe(BUS_PREFIX + NODES_CHANNEL);
-  const beat = () => {
-    nodes.sweep();
-    bus.publish(NODES_CHANNEL, { alive: true });
-  };
-  const heartbeat = setInterval(beat, NODE_HEARTBEAT_MS);
-  heartbeat.unref();
-  beat();
-  return bus;
 }
