@@ -193,8 +193,9 @@ test('one wallet at 80 poses a second on each node (160 in all): a channel is sh
   for (const listener of listeners) await listener.take(replyTo('after'));
   const heard = heardPoses(listeners).size;
   // One node's bucket (100) + 100 a second + what the other node sent within one reconcile lag
-  // (80 a second over at most 300 ms on a loaded machine: 24). Per node it would be 160 a second.
-  const bound = 100 + 100 * seconds + 24;
+  // (80 a second over at most 500 ms on a loaded shared machine: 40). Per node it would be 160 a
+  // second, and never shut.
+  const bound = 100 + 100 * seconds + 40;
   assert.ok(heard <= bound, `${heard} poses heard in ${seconds.toFixed(2)} s; at most ${bound.toFixed(0)}`);
   assert.ok(seconds < 100 / (160 - 100) + 1, `shut after ${seconds.toFixed(2)} s`);
   for (const socket of [...listeners, ...senders]) socket.ws.close();
