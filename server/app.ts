@@ -7,11 +7,13 @@ import type { AuthContext } from './auth/handler.js';
 import { loadKeys, writeServiceRoleKey } from './auth/keys.js';
 import { createAuthRequestLimits, type AuthLimitSettings } from './auth/limits.js';
 import { syncOperators } from './auth/operators.js';
-import { createRateLimiter } from './auth/rate-limit.js';
+import { windowLimiter } from './auth/shared-limits.js';
 import { startSessionCleanup } from './auth/cleanup.js';
 import { loadRevocations, refusingEnded } from './auth/revocations.js';
 import { resolveSite, type ConfigError, type SiteSettings } from './auth/site.js';
 import { scheduleBackups } from './backup/schedule.js';
+import { budgetStore, type BudgetStore } from './cluster/budget-store.js';
+import { createSharedCounts } from './cluster/shared-counts.js';
 import { joinCluster, type Bus } from './cluster/index.js';
 import { spacedBlockCount } from './block-count.js';
 import { startDatabase, type ServerDatabase } from './db/index.js';
@@ -27,6 +29,7 @@ import { attachRealtime } from './realtime/index.js';
 import { loadCatalogs } from './rest/catalog.js';
 import { watchSchema } from './rest/schema-watch.js';
 import type { RestContext } from './rest/handler.js';
+import { createCallerGate } from './rest/gate.js';
 import { createRefusalCache } from './rest/refusals.js';
 import { recordRequest } from './request-log.js';
 import { route, sendError, type Routes } from './routes.js';
@@ -122,10 +125,14 @@ async function startAuth(db: ServerDatabase, options: ServerOptions) {
   return { revocations, stopBanWatch, keys, serviceRoleKeyFile };
 }
 
-/** Starts REST over the database: loads the catalogs of the exposed schemas and reloads them whenever the schema changes. */
-async function startRest(db: ServerDatabase, keys: RestContext['keys'], clients: ClientAddresses, options: ServerOptions) {
+/**
+ * Starts REST over the database: loads the catalogs of the exposed schemas and reloads them
+ * whenever the schema changes; callers' turns are counted over the cluster in `budgets`.
+ */
+async function startRest(db: ServerDatabase, keys: RestContext['keys'], clients: ClientAddresses, options: ServerOptions, budgets: BudgetStore | null) {
   const restSchemas = options.restSchemas ?? ['public'];
-  const rest: RestContext = { db, keys, catalogs: await loadCatalogs(db, restSchemas), refusals: createRefusalCache(), clients };
+  const turns = createSharedCounts(budgets, 'rest-turns');
+  const rest: RestContext = { db, keys, catalogs: await loadCatalogs(db, restSchemas), refusals: createRefusalCache(), clients, gate: createCallerGate(turns) };
   const stopSchemaWatch = await watchSchema(
     db,
     async () => {
@@ -133,16 +140,16 @@ async function startRest(db: ServerDatabase, keys: RestContext['keys'], clients:
     },
     (message) => log.error(message),
   );
-  return { rest, stopSchemaWatch };
+  return { rest, stopSchemaWatch, stopTurns: async () => turns.stop() };
 }
 
-/** Auth's limits: its request limits and the sign-in rates per IP address, wallet and email address. */
-function authLimits(options: ServerOptions): Omit<AuthContext, 'db' | 'keys' | 'site' | 'revocations' | 'clients'> {
+/** Auth's limits: its request limits and the sign-in rates per IP address, wallet and email address, over the cluster in `store` when it is one. */
+function authLimits(options: ServerOptions, store: BudgetStore | null): Omit<AuthContext, 'db' | 'keys' | 'site' | 'revocations' | 'clients'> {
   return {
-    ...createAuthRequestLimits(options),
-    signInsPerIp: createRateLimiter(options.signInsPerIp ?? DEFAULT_SIGN_INS_PER_IP, SIGN_IN_WINDOW_MS),
-    signInsPerWallet: createRateLimiter(SIGN_INS_PER_WALLET, SIGN_IN_WINDOW_MS),
-    signInsPerEmail: createRateLimiter(SIGN_INS_PER_EMAIL, SIGN_IN_WINDOW_MS),
+    ...createAuthRequestLimits(options, store),
+    signInsPerIp: windowLimiter(store, 'sign-in-ip', options.signInsPerIp ?? DEFAULT_SIGN_INS_PER_IP, SIGN_IN_WINDOW_MS),
+    signInsPerWallet: windowLimiter(store, 'sign-in-wallet', SIGN_INS_PER_WALLET, SIGN_IN_WINDOW_MS),
+    signInsPerEmail: windowLimiter(store, 'sign-in-email', SIGN_INS_PER_EMAIL, SIGN_IN_WINDOW_MS),
   };
 }
 
@@ -277,7 +284,8 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
 async function serve(db: ServerDatabase, bus: Bus, options: ServerOptions, migrationsDir: string): Promise<RunningServer> {
   const { revocations, stopBanWatch, keys, serviceRoleKeyFile } = await startAuth(db, options);
   const clients = clientAddresses(options.trustedProxies);
-  const { rest, stopSchemaWatch } = await startRest(db, keys, clients, options);
+  const budgets = budgetStore(bus, (message) => log.warn(message));
+  const { rest, stopSchemaWatch, stopTurns } = await startRest(db, keys, clients, options, budgets);
   const hosted = await hostedConfig(options.publicDir);
   let serving = true;
   const routes: Routes = {
@@ -286,7 +294,7 @@ async function serve(db: ServerDatabase, bus: Bus, options: ServerOptions, migra
     serveReadiness: readinessHandler({ db, migrations: await migrationVersions(migrationsDir), realtimeRunning: () => serving, bus }),
     serveStatic: createStaticHandler(options.publicDir),
     rest,
-    auth: { db, keys, revocations, clients, ...authLimits(options) },
+    auth: { db, keys, revocations, clients, ...authLimits(options, budgets) },
     hostedConfig: hosted?.text ?? null,
     // Set once listening, when the port that 0 asks for is known; no request arrives before.
     site: null,
@@ -303,6 +311,7 @@ async function serve(db: ServerDatabase, bus: Bus, options: ServerOptions, migra
     clientAddress: clients.of,
     policy: TESSERA_CHANNEL_POLICY,
     bus,
+    budgets,
   });
   routes.realtime = (req, res, path) => realtime.handleHttp(req, res, path);
   revocations.onRevoked((sessionId) => realtime.endSession(sessionId));
@@ -313,7 +322,7 @@ async function serve(db: ServerDatabase, bus: Bus, options: ServerOptions, migra
   const stopBackups = options.backupEveryMs
     ? scheduleBackups(db.connection, options.dataDir, options.backupEveryMs, options.backupKeep ?? DEFAULT_BACKUP_KEEP)
     : async () => undefined;
-  const stops = [() => sessionCleanup.stop(), stopSchemaWatch, stopBanWatch, stopBackups, () => bus.close()];
+  const stops = [() => sessionCleanup.stop(), stopSchemaWatch, stopBanWatch, stopBackups, stopTurns, () => bus.close()];
   let closing: Promise<void> | null = null;
   return {
     url: `http://${urlHost(options.host)}:${routes.port}`,

@@ -86,37 +86,37 @@ export async function handleAuth(req: IncomingMessage, res: ServerResponse, path
   const issuer = `${site.origin}/auth/v1`;
   const address = auth.clients.of(req);
   const isToken = req.method === 'POST' && path === '/token';
-  const addressWait = (isToken ? auth.tokenRequestsPerIp : auth.authRequestsPerIp).take(address);
+  const addressWait = await (isToken ? auth.tokenRequestsPerIp : auth.authRequestsPerIp).take(address);
   if (addressWait > 0) throw overLimit(addressWait);
   if (isToken) {
     const grantType = url.searchParams.get('grant_type');
     if (grantType === 'web3') {
-      const ipWait = auth.signInsPerIp.take(address);
+      const ipWait = await auth.signInsPerIp.take(address);
       if (ipWait > 0) throw overLimit(ipWait);
       const message = verifyWeb3Grant((await readJson(req)) as Web3Grant, site);
-      const walletWait = auth.signInsPerWallet.take(message.siws.address);
+      const walletWait = await auth.signInsPerWallet.take(message.siws.address);
       if (walletWait > 0) throw overLimit(walletWait);
       await refuseBanned(db, message.siws.address);
       const grant = await signInWeb3(db, message);
       return sendJson(res, 200, await sessionResponse(keys, grant, issuer));
     }
     if (grantType === 'password') {
-      const ipWait = auth.signInsPerIp.take(address);
+      const ipWait = await auth.signInsPerIp.take(address);
       if (ipWait > 0) throw overLimit(ipWait);
       const { email, phone, password } = await readJson(req);
       if (email && phone) throw new AuthError(400, 'validation_failed', 'Only an email address or phone number should be provided on login.');
       if (phone) throw new AuthError(422, 'phone_provider_disabled', 'Phone logins are disabled');
       if (typeof email !== 'string' || email === '') throw new AuthError(400, 'validation_failed', 'missing email or phone');
       if (typeof password !== 'string') throw new AuthError(400, 'bad_json', 'Could not parse request body as JSON: password must be a string');
-      const emailWait = auth.signInsPerEmail.take(email.toLowerCase());
+      const emailWait = await auth.signInsPerEmail.take(email.toLowerCase());
       if (emailWait > 0) throw overLimit(emailWait);
       return sendJson(res, 200, await sessionResponse(keys, await signInPassword(db, email, password), issuer));
     }
     const body = await readJson(req);
     if (grantType === 'refresh_token') {
       if (typeof body.refresh_token !== 'string') throw new AuthError(400, 'validation_failed', 'refresh_token is required');
-      const outcome = await refreshSession(db, body.refresh_token, (sessionId) => {
-        const sessionWait = auth.refreshesPerSession.take(sessionId);
+      const outcome = await refreshSession(db, body.refresh_token, async (sessionId) => {
+        const sessionWait = await auth.refreshesPerSession.take(sessionId);
         if (sessionWait > 0) throw overLimit(sessionWait);
       });
       if (outcome.kind === 'reused') {

@@ -1,4 +1,6 @@
-import { createRateLimiter, createTokenBucketLimiter, type RateLimiter } from './rate-limit.js';
+import type { BudgetStore } from '../cluster/budget-store.js';
+import type { RateLimiter } from './rate-limit.js';
+import { bucketLimiter, windowLimiter } from './shared-limits.js';
 
 /**
  * The Auth rate limits, modelled on hosted GoTrue's. Every request under `/auth/v1` counts
@@ -46,15 +48,16 @@ export interface AuthRequestLimits {
 }
 
 /**
- * The limiters of {@link AuthRequestLimits}. A configured number raises the burst with it
- * (a fifth of the window's allowance, at least GoTrue's), so a large allowance is usable at once.
+ * The limiters of {@link AuthRequestLimits}, counted over the cluster in `store` when it is one.
+ * A configured number raises the burst with it (a fifth of the window's allowance, at least
+ * GoTrue's), so a large allowance is usable at once.
  */
-export function createAuthRequestLimits(settings: AuthLimitSettings): AuthRequestLimits {
+export function createAuthRequestLimits(settings: AuthLimitSettings, store: BudgetStore | null = null): AuthRequestLimits {
   const tokens = settings.tokenRequestsPerIp ?? DEFAULT_TOKEN_REQUESTS_PER_IP;
   const requests = settings.authRequestsPerIp ?? DEFAULT_AUTH_REQUESTS_PER_IP;
   return {
-    tokenRequestsPerIp: createTokenBucketLimiter(tokens, AUTH_WINDOW_MS, Math.max(TOKEN_BURST, Math.floor(tokens / 5))),
-    authRequestsPerIp: createTokenBucketLimiter(requests, AUTH_WINDOW_MS, Math.max(AUTH_REQUEST_BURST, Math.floor(requests / 10))),
-    refreshesPerSession: createRateLimiter(REFRESHES_PER_SESSION, AUTH_WINDOW_MS),
+    tokenRequestsPerIp: bucketLimiter(store, 'auth-token-ip', tokens, AUTH_WINDOW_MS, Math.max(TOKEN_BURST, Math.floor(tokens / 5))),
+    authRequestsPerIp: bucketLimiter(store, 'auth-request-ip', requests, AUTH_WINDOW_MS, Math.max(AUTH_REQUEST_BURST, Math.floor(requests / 10))),
+    refreshesPerSession: windowLimiter(store, 'refresh-session', REFRESHES_PER_SESSION, AUTH_WINDOW_MS),
   };
 }

@@ -1,13 +1,14 @@
 /**
- * Fixed-window counters per key (an IP address, a wallet), kept in memory: a refusal costs
- * no database work. Memory is bounded by the keys seen within one window.
+ * Attempts counted per key (an IP address, a wallet): a refusal costs no database work. The
+ * limiters here keep their counts in memory, bounded by the keys seen within one window;
+ * shared-limits.ts keeps them in the cluster's Redis.
  */
 export interface RateLimiter {
   /**
-   * Counts one attempt for `key` at `now` (ms). Returns 0 when it is allowed, otherwise the
-   * seconds until the window ends (the `Retry-After` value).
+   * Counts one attempt for `key` at `now` (ms; in-memory limiters only). Returns 0 when it is
+   * allowed, otherwise the seconds until it would be (the `Retry-After` value).
    */
-  take(key: string, now?: number): number;
+  take(key: string, now?: number): number | Promise<number>;
 }
 
 interface Window {
@@ -15,7 +16,7 @@ interface Window {
   count: number;
 }
 
-/** Allows `limit` attempts per key in each window of `windowMs`. */
+/** Fixed windows: allows `limit` attempts per key in each window of `windowMs`, from the key's first attempt in it. */
 export function createRateLimiter(limit: number, windowMs: number): RateLimiter {
   const windows = new Map<string, Window>();
   let sweptAt = 0;

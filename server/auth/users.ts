@@ -161,12 +161,12 @@ export type RefreshOutcome =
  * `admit` is called with the token's session before any write and may throw to refuse (the
  * per-session rate limit). The refreshes of one session run one at a time (its row is locked).
  */
-export async function refreshSession(db: Database, refreshToken: string, admit: (sessionId: string) => void): Promise<RefreshOutcome> {
+export async function refreshSession(db: Database, refreshToken: string, admit: (sessionId: string) => Promise<void>): Promise<RefreshOutcome> {
   if (refreshToken.length > MAX_REFRESH_TOKEN_LENGTH) return { kind: 'not_found' };
   const found = await db.query<{ session_id: string }>('select session_id from auth.refresh_tokens where token = $1', [refreshToken]);
   const sessionId = found.rows[0]?.session_id;
   if (!sessionId) return { kind: 'not_found' };
-  admit(sessionId);
+  await admit(sessionId);
   return db.transaction(async (tx): Promise<RefreshOutcome> => {
     // Waiting for the lock is queueing, not a slow statement: `admit` lets a session's refreshes
     // in only a few at a time (REFRESHES_PER_SESSION), so the wait gets a budget of its own rather

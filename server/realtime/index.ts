@@ -1,5 +1,8 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Bus } from '../cluster/index.js';
+import type { BudgetStore } from '../cluster/budget-store.js';
+import { createSharedCounts } from '../cluster/shared-counts.js';
+import { shareRates } from '../cluster/shared-rates.js';
 import type { Claims, Database } from '../db/index.js';
 import { authorizeRead, authorizeSends, authorizeWrite } from './authorization.js';
 import type { ReadVerdict } from './authorization.js';
@@ -58,6 +61,11 @@ export interface RealtimeDeps {
   policy?: ChannelPolicy;
   /** The bus to the cluster's other nodes (server/cluster/); a cluster of one without it. */
   bus?: Bus;
+  /**
+   * Where the budgets a client could multiply over nodes (a sender's messages, sockets per
+   * address) are counted over the cluster; without one they are this server's alone.
+   */
+  budgets?: BudgetStore | null;
 }
 
 /**
@@ -195,7 +203,8 @@ function broadcastApiDeps(db: Database, hub: Hub, deps: RealtimeDeps, addressBud
  * 1.0.0, heartbeat, postgres_changes under each subscriber's RLS, broadcast (also from the
  * database, stored and replayed) and token updates, under the application's `policy` for its
  * topics when it gives one. Installs the embedded change capture and message capture, counts
- * each row change a subscriber follows against its writer's message budget (change-senders.ts),
+ * each row change a subscriber follows against its writer's message budget (change-senders.ts;
+ * that budget and the sockets per address are counted over the cluster in `deps.budgets`),
  * removes old stored messages every MESSAGE_PRUNE_MS, and resolves once it listens.
  */
 export async function attachRealtime(server: Server, deps: RealtimeDeps): Promise<RealtimeServer> {
@@ -222,10 +231,13 @@ export async function attachRealtime(server: Server, deps: RealtimeDeps): Promis
   });
   const addressBudgets = new KeyedBuckets(MAX_API_REQUESTS_PER_ADDRESS_PER_SECOND);
   const housekeeping = startHousekeeping(db, [senderBudgets, addressBudgets], log);
+  const budgets = deps.budgets ?? null;
+  const stopSharing = budgets ? shareRates(budgets, 'sender', senderBudgets) : () => undefined;
+  const socketsPerAddress = createSharedCounts(budgets, 'sockets');
   const hub = createHub(db, deps, deps.policy ?? PLAIN_POLICY, { catalogue, readPolicies, dispatcher, batches, topics, senderBudgets, log });
   const maxSocketsPerAddress = deps.maxSocketsPerAddress ?? DEFAULT_MAX_SOCKETS_PER_ADDRESS;
   const clientAddress = deps.clientAddress ?? clientAddresses().of;
-  const sockets: SocketEndpoint = acceptSockets(server, hub, { anonKey: deps.anonKey, verifyToken: deps.verifyToken, maxSocketsPerAddress, clientAddress });
+  const sockets: SocketEndpoint = acceptSockets(server, hub, { anonKey: deps.anonKey, verifyToken: deps.verifyToken, maxSocketsPerAddress, clientAddress, socketsPerAddress });
   const api = broadcastApiDeps(db, hub, deps, addressBudgets, clientAddress);
   const unlisten = (stop: () => Promise<void>) => stop().catch((error: unknown) => log(`realtime: unlisten failed: ${(error as Error).message}`));
 
@@ -237,6 +249,8 @@ export async function attachRealtime(server: Server, deps: RealtimeDeps): Promis
     stats: () => ({ connections: sockets.connections(), ...countMembers(topics), received: sockets.received() }),
     async close() {
       const pruned = housekeeping.stop();
+      stopSharing();
+      socketsPerAddress.stop();
       batches.close();
       await sockets.close();
       await unlisten(stopListening);

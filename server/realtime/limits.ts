@@ -211,6 +211,8 @@ export function readRevoked(topic: string): string {
 export class TokenBucket {
   private tokens: number;
   private at: number;
+  /** Tokens taken since {@link drainSpent} last read them. */
+  private spent = 0;
 
   constructor(private readonly perSecond: number, now = performance.now()) {
     this.tokens = perSecond;
@@ -219,11 +221,29 @@ export class TokenBucket {
 
   /** Takes `count` tokens (one unless given); false, taking none, when fewer are left. */
   take(count = 1, now = performance.now()): boolean {
-    this.tokens = Math.min(this.perSecond, this.tokens + ((now - this.at) * this.perSecond) / 1000);
-    this.at = now;
+    this.refill(now);
     if (this.tokens < count) return false;
     this.tokens -= count;
+    this.spent += count;
     return true;
+  }
+
+  /** Takes `count` tokens whatever the bucket holds (spent elsewhere), down to one second's worth of debt. */
+  debit(count: number, now = performance.now()): void {
+    this.refill(now);
+    this.tokens = Math.max(-this.perSecond, this.tokens - count);
+  }
+
+  /** The tokens taken since the last call. */
+  drainSpent(): number {
+    const spent = this.spent;
+    this.spent = 0;
+    return spent;
+  }
+
+  private refill(now: number): void {
+    this.tokens = Math.min(this.perSecond, this.tokens + ((now - this.at) * this.perSecond) / 1000);
+    this.at = now;
   }
 
   /** True when the bucket is full again (nothing spent for a second), so it can be forgotten. */
@@ -235,7 +255,7 @@ export class TokenBucket {
 /**
  * One {@link TokenBucket} per key (a named sender, a network address), made on first use. Buckets
  * that are full again say nothing a new one would not, so {@link forgetFull} drops them: the map
- * holds only keys that spent something in the last second.
+ * holds only keys that spent something in the last second (or owe what other nodes spent).
  */
 export class KeyedBuckets {
   private readonly buckets = new Map<string, TokenBucket>();
@@ -247,6 +267,18 @@ export class KeyedBuckets {
     let bucket = this.buckets.get(key);
     if (!bucket) this.buckets.set(key, (bucket = new TokenBucket(this.perSecond)));
     return bucket.take(count);
+  }
+
+  /** Every key with a bucket and the tokens it took since the last call (see server/cluster/shared-rates.ts). */
+  drainSpent(): Map<string, number> {
+    const spent = new Map<string, number>();
+    for (const [key, bucket] of this.buckets) spent.set(key, bucket.drainSpent());
+    return spent;
+  }
+
+  /** Takes `count` tokens from `key`'s bucket whatever it holds (spent on other nodes); nothing when `key` has no bucket. */
+  debit(key: string, count: number): void {
+    this.buckets.get(key)?.debit(count);
   }
 
   /** Forgets the buckets that are full again. */

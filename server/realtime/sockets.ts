@@ -2,6 +2,7 @@ import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer } from 'ws';
 import type { WebSocket } from 'ws';
+import type { SharedCounts } from '../cluster/shared-counts.js';
 import type { Claims } from '../db/index.js';
 import { pathRefusal, pathRefusalBody, requestPath } from '../http/request-path.js';
 import type { Conn } from './channel.js';
@@ -16,12 +17,17 @@ const PATH = '/realtime/v1/websocket';
 /** The error of the HTTP 429 that refuses a socket over the per-address cap. */
 export const TOO_MANY_SOCKETS = 'Too many sockets from this address';
 
-/** What accepting sockets needs: the anon key, token verification, the per-address cap and the client address of a request. */
+/**
+ * What accepting sockets needs: the anon key, token verification, the per-address cap, the
+ * client address of a request and the sockets open (or being opened) per address, over the
+ * cluster when it is one.
+ */
 export interface SocketOptions {
   anonKey: string;
   verifyToken(token: string): Promise<Claims>;
   maxSocketsPerAddress: number;
   clientAddress(req: IncomingMessage): string;
+  socketsPerAddress: SharedCounts;
 }
 
 /** The WebSocket endpoint: its open sockets, the messages they sent, and how it stops. */
@@ -40,26 +46,6 @@ function refuse(socket: Duplex, status: number, error: string): void {
   socket.end(
     `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
   );
-}
-
-/** Counts the sockets open (or being opened) per network address; an address with none is forgotten. */
-class AddressCounts {
-  private readonly open = new Map<string, number>();
-
-  /** Counts one more socket of `address`; false, counting none, when it holds `max` already. */
-  take(address: string, max: number): boolean {
-    const open = this.open.get(address) ?? 0;
-    if (open >= max) return false;
-    this.open.set(address, open + 1);
-    return true;
-  }
-
-  /** One socket of `address` closed. */
-  release(address: string): void {
-    const left = this.open.get(address)! - 1;
-    if (left > 0) this.open.set(address, left);
-    else this.open.delete(address);
-  }
 }
 
 /** Why a socket's key and serializer are refused (status and error), or null when they are accepted. */
@@ -97,13 +83,13 @@ function openConn(id: number, address: string, ws: WebSocket, socket: Duplex, ur
 /**
  * Serves WebSocket upgrades of `server` on `/realtime/v1/websocket` (a path not in normal form,
  * `http/request-path.ts`, is a 400 before anything else reads it): at most
- * `maxSocketsPerAddress` sockets per address (counted before the key is checked, so slow checks
- * cannot be piled up either), a key that is the anon key or a token of the project, serializer
+ * `maxSocketsPerAddress` sockets per address over the cluster (counted before the key is checked,
+ * so slow checks cannot be piled up either), a key that is the anon key or a token of the project, serializer
  * vsn 1.0.0 or 2.0.0; each accepted socket is served against `hub`.
  */
 export function acceptSockets(server: Server, hub: Hub, options: SocketOptions): SocketEndpoint {
   const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_FRAME_BYTES, perMessageDeflate: false });
-  const counts = new AddressCounts();
+  const counts = options.socketsPerAddress;
   let nextConnId = 1;
   let received = 0;
 
@@ -129,9 +115,10 @@ export function acceptSockets(server: Server, hub: Hub, options: SocketOptions):
     }
     const url = new URL(req.url!, 'http://localhost');
     const address = options.clientAddress(req);
-    if (!counts.take(address, options.maxSocketsPerAddress)) return refuse(socket, 429, TOO_MANY_SOCKETS);
+    if (!(await counts.add(address, options.maxSocketsPerAddress))) return refuse(socket, 429, TOO_MANY_SOCKETS);
     // A refused, failed or finished socket closes, and is uncounted then.
-    socket.once('close', () => counts.release(address));
+    if (socket.destroyed) return counts.remove(address);
+    socket.once('close', () => counts.remove(address));
     const refusal = await checkSocket(url, options);
     if (refusal) return refuse(socket, ...refusal);
     serve(req, socket, head, url, address);

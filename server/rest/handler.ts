@@ -10,7 +10,7 @@ import { isJsonObject } from '../http/json.js';
 import { checkLogicTrees, checkQueryBounds } from './bounds.js';
 import { ident, tableOf, type Catalog } from './catalog.js';
 import { invalidPathError, RestError, toRestError } from './errors.js';
-import { createCallerGate } from './gate.js';
+import type { CallerGate } from './gate.js';
 import { parsePrefer, wantsCsv, wantsNullsStripped, wantsSingleObject, type Preferences } from './prefer.js';
 import { parseQuery } from './query.js';
 import { planRpc } from './rpc.js';
@@ -22,8 +22,9 @@ export const REST_BODY_LIMIT = 2 * 1024 * 1024;
 
 /**
  * What the REST layer needs: the database, the catalog of each exposed schema (the first is the
- * default, as in PostgREST's `db-schemas`), the token keys, the rate-limit refusals in force and
- * the reader of client addresses (an anonymous caller's turns are counted per address).
+ * default, as in PostgREST's `db-schemas`), the token keys, the rate-limit refusals in force, the
+ * reader of client addresses (an anonymous caller's turns are counted per address) and the gate
+ * that gives callers their turns (gate.ts).
  */
 export interface RestContext {
   db: Database;
@@ -31,6 +32,7 @@ export interface RestContext {
   keys: TokenKeys;
   refusals: RefusalCache;
   clients: ClientAddresses;
+  gate: CallerGate;
 }
 
 /** A request's context: the catalog of the schema it chose. */
@@ -282,9 +284,6 @@ async function serveTable(req: IncomingMessage, res: ServerResponse, scoped: Sch
   sendJson(res, status, body !== undefined && wantsNullsStripped(req) ? JSON.stringify(stripNulls(JSON.parse(body))) : body, headers);
 }
 
-/** The turns of each caller in this process (the server runs one REST handler). */
-const gate = createCallerGate();
-
 /**
  * Who a request counts against at the gate: the signed-in user, else (anon) the address it
  * comes from; null for the service role, which is the project's own code.
@@ -295,9 +294,9 @@ function callerOf(req: IncomingMessage, claims: Claims, clients: ClientAddresses
 }
 
 /** Runs `serve` in a turn of the request's caller (see {@link createCallerGate}). */
-async function inTurn(req: IncomingMessage, claims: Claims, clients: ClientAddresses, serve: () => Promise<void>): Promise<void> {
-  const caller = callerOf(req, claims, clients);
-  const leave = caller === null ? null : await gate.enter(caller);
+async function inTurn(req: IncomingMessage, claims: Claims, ctx: RestContext, serve: () => Promise<void>): Promise<void> {
+  const caller = callerOf(req, claims, ctx.clients);
+  const leave = caller === null ? null : await ctx.gate.enter(caller);
   try {
     await serve();
   } finally {
@@ -320,7 +319,7 @@ export async function handleRest(req: IncomingMessage, res: ServerResponse, path
     const url = new URL(req.url ?? '/', 'http://x');
     const rpc = /^\/rpc\/([^/]+)$/.exec(path);
     if (rpc) {
-      await inTurn(req, claims, ctx.clients, () => serveRpc(req, res, decodeURIComponent(rpc[1]!), url.searchParams, scoped, claims));
+      await inTurn(req, claims, ctx, () => serveRpc(req, res, decodeURIComponent(rpc[1]!), url.searchParams, scoped, claims));
       return;
     }
     const tableName = tableNameOf(path);
@@ -333,7 +332,7 @@ export async function handleRest(req: IncomingMessage, res: ServerResponse, path
         throw refused;
       }
     }
-    await inTurn(req, claims, ctx.clients, () => serveTable(req, res, scoped, claims, tableName, url.searchParams));
+    await inTurn(req, claims, ctx, () => serveTable(req, res, scoped, claims, tableName, url.searchParams));
   } catch (error) {
     const refusal = toRestError(error, authenticated);
     if (refusalKey) ctx.refusals.remember(refusalKey, refusal);
