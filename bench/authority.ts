@@ -17,9 +17,9 @@
  *           SIGKILL a random 200-600 ms after the first acknowledgement, restarted on the same DATA_DIR, and every
  *           acknowledged row is looked up. Rows lost in total (target 0).
  */
-import { loadKeys } from '../server/auth/keys.js';
 import { signInPlayer, startTestServer, makeDataDir, removeDataDir, type TestServer } from '../test/support/harness.js';
 import { enterAtSpawn, nameOf, playerAtSpawn, tilesInViewOfSpawn } from '../test/support/rules.js';
+import { readServiceRoleKey } from '../test/support/server.js';
 import { sleep, waitFor } from '../test/support/wait.js';
 import { QUICK, median, percentile, printHeader, round, spread } from './stats.js';
 
@@ -51,10 +51,9 @@ async function postBlock(url: string, anonKey: string, token: string, row: Recor
   }
 }
 
-/** A service_role token for `server`, signed with its DATA_DIR's secret: it clears the bench's blocks between phases. */
-async function serviceToken(dataDir: string): Promise<string> {
-  const now = Math.floor(Date.now() / 1000);
-  return (await loadKeys(dataDir)).sign({ role: 'service_role', iat: now, exp: now + 3600 });
+/** The service-role key `server` wrote to its DATA_DIR: it clears the bench's blocks between phases. */
+function serviceToken(dataDir: string): Promise<string> {
+  return readServiceRoleKey({ dataDir });
 }
 
 /** Deletes every block near spawn, so the next phase finds its tiles empty. */

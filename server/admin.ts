@@ -6,14 +6,14 @@
  *
  * Progress goes to standard error; the summary is one JSON line on standard output.
  */
-import { readFile, writeFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { SECRET_FILE } from './auth/keys.js';
+import { readSigningSecret, replaceSigningSecret, SECRET_FILE } from './auth/keys.js';
 import { restoreBackup, readHeader, rowsPresent, type Progress } from './backup/archive.js';
 import { backupNow } from './backup/schedule.js';
 import { runningCluster } from './backup/connect.js';
-import { startDatabase } from './db/index.js';
+import { startDatabase, type Database } from './db/index.js';
 import { log } from './log.js';
 
 const dataDir = process.env.DATA_DIR || './data';
@@ -51,23 +51,30 @@ async function backup(file: string | undefined): Promise<void> {
   console.log(JSON.stringify({ backup: result.file, bytes: result.bytes, seconds: Number(((performance.now() - started) / 1000).toFixed(2)), tables: result.tables }));
 }
 
+/** The signing secret the target's nodes sign with: the database's, or where none is stored yet, DATA_DIR's older file. */
+async function currentSecret(db: Database): Promise<string | null> {
+  const stored = await readSigningSecret(db);
+  if (stored !== null) return stored;
+  const secretPath = join(dataDir, SECRET_FILE);
+  return existsSync(secretPath) ? (await readFile(secretPath, 'utf8')).trim() : null;
+}
+
 async function restore(file: string, replace: boolean): Promise<void> {
   const started = performance.now();
   const header = await readHeader(file);
   if (!databaseUrl && runningCluster(dataDir)) throw new Error(`a server is running on ${dataDir}: stop it before restoring into it`);
-  const secretPath = join(dataDir, SECRET_FILE);
-  const secret = existsSync(secretPath) ? (await readFile(secretPath, 'utf8')).trim() : null;
   const db = await startDatabase({ dataDir, migrationsDir, databaseUrl, poolSize: 1 });
   try {
     const present = await rowsPresent(db.connection, header.tables.map((table) => table.name));
     if (Object.keys(present).length > 0 && !replace) {
       throw new Error(`the target is not empty (${Object.entries(present).map(([t, n]) => `${n} rows in ${t}`).join(', ')}): restore into a new DATA_DIR, or add --replace to empty these tables first`);
     }
+    const secret = await currentSecret(db);
     if (secret !== null && secret !== header.secret && !replace) {
-      throw new Error(`${secretPath} holds another signing secret: add --replace to take the archive's (sessions signed with the current one end)`);
+      throw new Error('the database holds another signing secret: add --replace to take the archive\'s (sessions signed with the current one end)');
     }
     const tables = await restoreBackup(db.connection, file, { replace, progress: progressPrinter('restore') });
-    await writeFile(secretPath, header.secret, { mode: 0o600 });
+    await replaceSigningSecret(db, header.secret);
     const unverified = Object.entries(tables).filter(([, t]) => t.verified === false).map(([name]) => name);
     if (unverified.length > 0) throw new Error(`rows read back differ from the archive in ${unverified.join(', ')}`);
     console.log(JSON.stringify({ restored: file, into: databaseUrl ? 'DATABASE_URL' : dataDir, seconds: Number(((performance.now() - started) / 1000).toFixed(2)), tables }));

@@ -4,13 +4,13 @@ import { join } from 'node:path';
 import { isIP, type AddressInfo } from 'node:net';
 import { watchBans } from './auth/bans.js';
 import type { AuthContext } from './auth/handler.js';
-import { loadKeys, writeServiceRoleKey } from './auth/keys.js';
+import { loadKeys, SECRET_FILE, writeServiceRoleKey } from './auth/keys.js';
 import { createAuthRequestLimits, type AuthLimitSettings } from './auth/limits.js';
 import { syncOperators } from './auth/operators.js';
 import { windowLimiter } from './auth/shared-limits.js';
 import { startSessionCleanup } from './auth/cleanup.js';
 import { loadRevocations, refusingEnded } from './auth/revocations.js';
-import { resolveSite, type ConfigError, type SiteSettings } from './auth/site.js';
+import { requireSharedSite, resolveSite, type ConfigError, type SiteSettings } from './auth/site.js';
 import { scheduleBackups } from './backup/schedule.js';
 import { budgetStore, type BudgetStore } from './cluster/budget-store.js';
 import { createSharedCounts } from './cluster/shared-counts.js';
@@ -112,15 +112,25 @@ async function hostedConfig(publicDir: string): Promise<{ text: string; supabase
   return text === null ? null : { text, supabaseUrl: (JSON.parse(text) as { supabaseUrl: string }).supabaseUrl };
 }
 
+/** What the start log says of the signing secret. */
+const SECRET_SOURCES = {
+  database: null,
+  imported: `auth: the signing secret of DATA_DIR/${SECRET_FILE} is now the one every node shares (auth.jwt_secret)`,
+  created: 'auth: a new signing secret, shared by every node (auth.jwt_secret)',
+} as const;
+
 /**
- * Starts Auth over the database: loads the ended sessions, writes the operator wallets, watches
- * bans, loads the token keys (refusing ended sessions' tokens) and writes the service-role key.
+ * Starts Auth over the database: loads the ended sessions (shared with the other nodes on
+ * `bus`), writes the operator wallets, watches bans, loads the token keys the nodes share
+ * (refusing ended sessions' tokens) and writes the service-role key.
  */
-async function startAuth(db: ServerDatabase, options: ServerOptions) {
-  const revocations = await loadRevocations(db);
+async function startAuth(db: ServerDatabase, options: ServerOptions, bus: Bus) {
+  const revocations = await loadRevocations(db, bus, (message) => log.warn(message));
   await syncOperators(db, options.operatorWallets ?? []);
   const stopBanWatch = await watchBans(db, revocations, (message) => log.error(message));
-  const keys = refusingEnded(await loadKeys(options.dataDir), revocations);
+  const loaded = await loadKeys(db, options.dataDir);
+  if (SECRET_SOURCES[loaded.source]) log.info(SECRET_SOURCES[loaded.source]);
+  const keys = refusingEnded(loaded, revocations);
   const serviceRoleKeyFile = await writeServiceRoleKey(options.dataDir, keys);
   return { revocations, stopBanWatch, keys, serviceRoleKeyFile };
 }
@@ -263,6 +273,7 @@ async function stopGracefully({ server, inFlight, realtime, db, stopServing, sto
 export async function startServer(options: ServerOptions): Promise<RunningServer> {
   // Checks the URLs before the database starts; the real port is known once listening.
   resolveSite(options, options.port);
+  requireSharedSite(options, options.redisUrl !== undefined);
   const migrationsDir = options.migrationsDir ?? join(process.cwd(), 'supabase', 'migrations');
   const bus = await joinCluster(options.redisUrl, options.nodeId, (message) => log.warn(message));
   const db = await startDatabase({
@@ -282,7 +293,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
 
 /** Starts Auth, REST and Realtime over the started database and serves them (see {@link startServer}). */
 async function serve(db: ServerDatabase, bus: Bus, options: ServerOptions, migrationsDir: string): Promise<RunningServer> {
-  const { revocations, stopBanWatch, keys, serviceRoleKeyFile } = await startAuth(db, options);
+  const { revocations, stopBanWatch, keys, serviceRoleKeyFile } = await startAuth(db, options, bus);
   const clients = clientAddresses(options.trustedProxies);
   const budgets = budgetStore(bus, (message) => log.warn(message));
   const { rest, stopSchemaWatch, stopTurns } = await startRest(db, keys, clients, options, budgets);

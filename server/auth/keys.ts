@@ -2,9 +2,12 @@ import { randomBytes } from 'node:crypto';
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { errors, jwtVerify, SignJWT } from 'jose';
-import type { Claims } from '../db/index.js';
+import type { Claims, Queryable } from '../db/index.js';
 
-/** The signing secret's file name inside DATA_DIR. */
+/**
+ * The signing secret's file name inside DATA_DIR, where servers before the cluster kept it: read
+ * only on the first start on a database that holds no secret yet, to carry it over.
+ */
 export const SECRET_FILE = 'jwt-secret';
 
 /** The service-role key's file name inside DATA_DIR (mode 0600; never served over HTTP). */
@@ -38,14 +41,48 @@ export interface TokenKeys {
   verify(token: string): Promise<Claims>;
 }
 
-async function loadSecret(dataDir: string): Promise<Uint8Array> {
-  const path = join(dataDir, SECRET_FILE);
-  const existing = await readFile(path, 'utf8').catch(() => null);
-  if (existing) return new Uint8Array(Buffer.from(existing.trim(), 'base64url'));
-  const secret = randomBytes(48);
-  // 'wx' fails if another start wrote it meanwhile; the DATA_DIR lock makes that impossible.
-  await writeFile(path, secret.toString('base64url'), { flag: 'wx', mode: 0o600 });
-  return new Uint8Array(secret);
+/** The statement that reads the signing secret the nodes share (one row, column `secret`, base64url). */
+export const SIGNING_SECRET_SQL = 'select secret from auth.jwt_secret';
+
+/** The database's signing secret (base64url), or null before any node made one. */
+export async function readSigningSecret(db: Queryable): Promise<string | null> {
+  const { rows } = await db.query<{ secret: string }>(SIGNING_SECRET_SQL);
+  return rows[0]?.secret ?? null;
+}
+
+/** Makes `secret` (base64url) the database's signing secret in place of any other: tokens signed with the other are refused from then on. */
+export async function replaceSigningSecret(db: Queryable, secret: string): Promise<void> {
+  await db.query(
+    'insert into auth.jwt_secret (secret) values ($1) on conflict (id) do update set secret = excluded.secret, created_at = now()',
+    [secret],
+  );
+}
+
+/** Where the shared secret came from at this start, for the log. */
+export type SecretSource = 'database' | 'imported' | 'created';
+
+/**
+ * The secret every node signs and verifies with, from the database. On a database without one
+ * the first node to start stores DATA_DIR/{@link SECRET_FILE} when it has one (a server
+ * upgraded into a cluster keeps its players' tokens valid), else a new random secret. Nodes
+ * starting at once each offer theirs and the first insert wins (the others' conflict with it and
+ * do nothing), then every node reads the one stored.
+ */
+async function sharedSecret(db: Queryable, dataDir: string): Promise<{ secret: Uint8Array; source: SecretSource }> {
+  let stored = await readSigningSecret(db);
+  let source: SecretSource = 'database';
+  if (stored === null) {
+    const file = (await readFile(join(dataDir, SECRET_FILE), 'utf8').catch(() => '')).trim();
+    const offered = file || randomBytes(48).toString('base64url');
+    const { rows } = await db.query<{ secret: string }>(
+      'insert into auth.jwt_secret (secret) values ($1) on conflict (id) do nothing returning secret',
+      [offered],
+    );
+    if (rows.length > 0) source = file ? 'imported' : 'created';
+    stored = await readSigningSecret(db);
+    if (stored === null) throw new Error('the signing secret could not be stored in auth.jwt_secret');
+  }
+  return { secret: new Uint8Array(Buffer.from(stored, 'base64url')), source };
 }
 
 /**
@@ -55,9 +92,18 @@ async function loadSecret(dataDir: string): Promise<Uint8Array> {
  */
 const MAX_VERIFIED_TOKENS = 4096;
 
-/** Loads the signing secret from `dataDir` (made once, on first start) and builds the keys. */
-export async function loadKeys(dataDir: string): Promise<TokenKeys> {
-  const secret = await loadSecret(dataDir);
+/**
+ * Loads the signing secret the nodes share from the database (made once, by the first node that
+ * starts, from `dataDir`'s older file or at random) and builds the keys: the same anon and
+ * service-role keys on every node.
+ */
+export async function loadKeys(db: Queryable, dataDir: string): Promise<TokenKeys & { source: SecretSource }> {
+  const { secret, source } = await sharedSecret(db, dataDir);
+  return { ...(await keysOf(secret)), source };
+}
+
+/** The keys that sign and verify with `secret`. */
+export async function keysOf(secret: Uint8Array): Promise<TokenKeys> {
   const sign = (claims: Claims) => new SignJWT(claims).setProtectedHeader({ alg: 'HS256', typ: 'JWT' }).sign(secret);
   const verified = new Map<string, Readonly<Claims>>();
   return {

@@ -80,3 +80,14 @@ export function resolveSite(settings: SiteSettings, port: number): Site {
     allows: (uri) => !uri.username && !uri.password && matchers.some((matches) => matches(uri)),
   };
 }
+
+/**
+ * Throws {@link ConfigError} when a node of a cluster (`clustered`: REDIS_URL set) has no
+ * SITE_URL: without one each node would sign players in for its own address, and a message
+ * signed for the address players open (the balancer's) would be refused by every node.
+ */
+export function requireSharedSite(settings: SiteSettings, clustered: boolean): void {
+  if (clustered && !settings.siteUrl) {
+    throw new ConfigError('REDIS_URL needs SITE_URL: every node of a cluster signs players in for the one public URL they open (the balancer\'s)');
+  }
+}

@@ -1,7 +1,7 @@
 import { mkdir, readdir, readFile, rename, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import type pg from 'pg';
-import { SECRET_FILE } from '../auth/keys.js';
+import pg from 'pg';
+import { SECRET_FILE, SIGNING_SECRET_SQL } from '../auth/keys.js';
 import { log } from '../log.js';
 import { writeBackup, type Progress, type TableSummary } from './archive.js';
 
@@ -22,11 +22,29 @@ function backupName(now = new Date()): string {
   return `tessera-${now.toISOString().replace(/[-:.]/g, '')}.backup.gz`;
 }
 
-/** Backs up the world `connection` reaches, with DATA_DIR's signing secret, to `file` (default: a new file in DATA_DIR/backups). */
+/**
+ * The signing secret to archive: the database's, or on a database no upgraded server has
+ * started on yet, the one DATA_DIR/{@link SECRET_FILE} still holds.
+ */
+async function secretToArchive(connection: pg.ClientConfig, dataDir: string): Promise<string> {
+  const client = new pg.Client(connection);
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ secret: string }>(SIGNING_SECRET_SQL);
+    if (rows[0]) return rows[0].secret;
+  } finally {
+    await client.end();
+  }
+  const file = await readFile(join(dataDir, SECRET_FILE), 'utf8').catch(() => null);
+  if (file === null) throw new Error('no signing secret to archive: the database holds none (start the server once) and DATA_DIR has no older one');
+  return file.trim();
+}
+
+/** Backs up the world `connection` reaches, with the nodes' signing secret, to `file` (default: a new file in DATA_DIR/backups). */
 export async function backupNow(connection: pg.ClientConfig, dataDir: string, file?: string, progress?: Progress): Promise<BackupResult> {
   const target = file ?? join(dataDir, BACKUPS_DIR, backupName());
   if (!file) await mkdir(join(dataDir, BACKUPS_DIR), { recursive: true, mode: 0o700 });
-  const secret = (await readFile(join(dataDir, SECRET_FILE), 'utf8')).trim();
+  const secret = await secretToArchive(connection, dataDir);
   // Written under a temporary name and renamed when whole: a cut-off backup never passes for one.
   const partial = `${target}.partial`;
   let tables;

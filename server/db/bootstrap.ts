@@ -3,7 +3,7 @@ import type { Database } from './types.js';
 /**
  * What a hosted Supabase project has before any migration runs: the request roles with their
  * statement budgets (anon 3 s, authenticated 8 s), the auth
- * schema subset that Web3 and password sign-in use, its helper functions, usage of `public` (no default grants),
+ * schema subset that Web3 and password sign-in use (and the nodes' shared signing secret), its helper functions, usage of `public` (no default grants),
  * the `supabase_realtime` publication and the migrations bookkeeping table. Idempotent, and what
  * already exists is kept: on a hosted-like database the owner is not a superuser and may not touch
  * the roles' settings or the auth server's schema, which are there already
@@ -100,6 +100,16 @@ begin
       session_id uuid primary key,
       until timestamptz not null
     );
+  end if;
+  -- The secret every node signs and verifies tokens with (server/auth/keys.ts): one row, which
+  -- no request role may read.
+  if to_regclass('auth.jwt_secret') is null then
+    create table auth.jwt_secret (
+      id boolean primary key default true check (id),
+      secret text not null,
+      created_at timestamptz not null default now()
+    );
+    revoke all on auth.jwt_secret from public, anon, authenticated, service_role;
   end if;
   -- Signed Web3 sign-in messages already used, until they would be refused anyway (server/auth/users.ts).
   if to_regclass('auth.web3_used_messages') is null then

@@ -1,5 +1,6 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { SCHEMA_LOCK } from './pool.js';
 import type { Database } from './types.js';
 
 const MIGRATION_NAME = /^(\d+)_(.+)\.sql$/;
@@ -24,10 +25,10 @@ export async function migrate(db: Database, dir: string): Promise<string[]> {
     if (applied.has(version)) continue;
     const sql = await readFile(join(dir, file), 'utf8');
     await db.transaction(async (tx) => {
-      // No time budget for schema changes; the lock keeps two servers on one database from
-      // applying the same migration at once.
+      // No time budget for schema changes; the schema lock keeps two nodes on one database from
+      // applying the same migration at once, or one node's scripts from running beside it.
       await tx.query('set local statement_timeout = 0');
-      await tx.query('select pg_advisory_xact_lock(hashtext($1))', ['supabase_migrations']);
+      await tx.query(`select ${SCHEMA_LOCK}`);
       const again = await tx.query('select 1 from supabase_migrations.schema_migrations where version = $1', [version]);
       if (again.rows.length > 0) return;
       await tx.exec(sql);

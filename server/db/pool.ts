@@ -145,12 +145,20 @@ async function poolQuery(pool: pg.Pool, sql: string, params?: unknown[]): Promis
 }
 
 /**
- * The first statement of every script {@link Database.exec} runs: a transaction lock that the
- * scripts of every node on the database share, so two nodes never install triggers, grants or
- * functions on the same objects at once (PostgreSQL refuses that with `tuple concurrently
- * updated`). A script of several statements is one transaction, so the lock lasts it all.
+ * The lock that every schema change of every node on the database takes for its transaction
+ * (the scripts of {@link Database.exec}, each migration), so two nodes never install triggers,
+ * grants or functions on the same objects at once (PostgreSQL refuses that with `tuple
+ * concurrently updated`, or a duplicate key in its catalogue).
  */
-export const SERIALIZE_SCRIPT = "select pg_advisory_xact_lock(hashtext('tessera_scripts'));";
+export const SCHEMA_LOCK = "pg_advisory_xact_lock(hashtext('tessera_scripts'))";
+
+/**
+ * The first statements of every script {@link Database.exec} runs: no time budget (a schema
+ * change, like a migration, waits for the nodes ahead of it, however long they take on a busy
+ * machine), then {@link SCHEMA_LOCK}. A script of several statements is one transaction, so the
+ * setting and the lock last it all and end with it.
+ */
+export const SERIALIZE_SCRIPT = `select set_config('statement_timeout', '0', true); select ${SCHEMA_LOCK};`;
 
 /**
  * Opens a pool of `size` connections to PostgreSQL and returns the {@link Database} over it.

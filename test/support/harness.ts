@@ -82,15 +82,16 @@ export interface TestPlayer {
 
 /**
  * Signs a new (or the given) wallet in through `supabase.auth.signInWithWeb3`, exactly as the
- * app does, and returns the signed-in client. Throws if sign-in fails.
+ * app does (the message names the server's SITE_URL when it has one), and returns the
+ * signed-in client. Throws if sign-in fails.
  */
-export async function signInPlayer(server: Pick<TestServer, 'url' | 'anonKey'>, wallet = createTestWallet(), wiring: ClientWiring = {}): Promise<TestPlayer> {
+export async function signInPlayer(server: Pick<TestServer, 'url' | 'anonKey' | 'siteUrl'>, wallet = createTestWallet(), wiring: ClientWiring = {}): Promise<TestPlayer> {
   const client = createTestClient(server, wiring);
   const { error } = await client.auth.signInWithWeb3({
     chain: 'solana',
     wallet,
     statement: 'Sign in to Tessera',
-    options: { url: server.url },
+    options: { url: server.siteUrl ?? server.url },
   });
   if (error) throw error;
   return { client, wallet, address: wallet.address };

@@ -70,6 +70,7 @@ create table auth.refresh_tokens (
 );
 create table auth.revoked_sessions (session_id uuid primary key, until timestamptz not null);
 create table auth.web3_used_messages (digest bytea primary key, usable_until timestamptz not null);
+create table auth.jwt_secret (id boolean primary key default true check (id), secret text not null, created_at timestamptz not null default now());
 -- Hosted's definitions, reading both the old per-claim settings and the claims object.
 create function auth.jwt() returns jsonb language sql stable as $f$
   select coalesce(nullif(current_setting('request.jwt.claim', true), ''), nullif(current_setting('request.jwt.claims', true), ''))::jsonb

@@ -34,6 +34,8 @@ export interface TestServer {
   /** The address it printed in its start line. */
   url: string;
   anonKey: string;
+  /** The SITE_URL it was started with, which sign-in messages must name; unset: {@link url}. */
+  siteUrl?: string;
   dataDir: string;
   child: ChildProcess;
   /** Everything the process printed so far (stdout and stderr). */
@@ -120,6 +122,7 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
   return {
     url,
     anonKey: config.supabaseAnonKey,
+    siteUrl: options.env?.SITE_URL,
     dataDir,
     child,
     output: () => log,
@@ -151,4 +154,18 @@ export async function connectAsOperator(server: Pick<TestServer, 'dataDir'>): Pr
   const client = new pg.Client({ host: join(server.dataDir, 'run'), port: 5432, user: 'postgres', password, database: 'postgres' });
   await client.connect();
   return client;
+}
+
+/**
+ * The token-signing secret (base64url) the server's nodes share, read from auth.jwt_secret in
+ * the PostgreSQL it runs in DATA_DIR: for tests that forge tokens or look for the secret in logs.
+ */
+export async function readJwtSecret(server: Pick<TestServer, 'dataDir'>): Promise<string> {
+  const operator = await connectAsOperator(server);
+  try {
+    const { rows } = await operator.query<{ secret: string }>('select secret from auth.jwt_secret');
+    return rows[0]!.secret;
+  } finally {
+    await operator.end();
+  }
 }

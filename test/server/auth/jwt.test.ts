@@ -2,12 +2,11 @@
  * Access tokens are checked by their signature and expiry: REST answers a forged or expired JWT
  * with 401 and PostgREST's code for each.
  */
-import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { SignJWT } from 'jose';
 import { startTestServer, type TestServer } from '../../support/harness.js';
+import { readJwtSecret } from '../../support/server.js';
 
 let server: TestServer;
 
@@ -25,7 +24,7 @@ test('forged and expired JWTs are 401', async () => {
   });
   assert.is(forged.status, 401);
   assert.is(((await forged.json()) as { code: string }).code, 'PGRST301');
-  const secret = Buffer.from((await readFile(join(server.dataDir, 'jwt-secret'), 'utf8')).trim(), 'base64url');
+  const secret = Buffer.from(await readJwtSecret(server), 'base64url');
   const now = Math.floor(Date.now() / 1000);
   const expired = await new SignJWT({ role: 'authenticated', iat: now - 7200, exp: now - 3600 })
     .setProtectedHeader({ alg: 'HS256' })

@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { readdir, readFile } from 'node:fs/promises';
+import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
@@ -10,6 +10,7 @@ import { scheduleBackups } from '../../../server/backup/schedule.js';
 import { runningCluster } from '../../../server/backup/connect.js';
 import { startCluster } from '../../../server/db/cluster.js';
 import { makeDataDir, removeDataDir, signInPlayer, startTestServer, type TestPlayer } from '../../support/harness.js';
+import { readJwtSecret } from '../../support/server.js';
 import { HOSTED_PROJECT_SQL, OWNER, OWNER_PASSWORD } from '../../support/hosted-project.js';
 import { accessToken } from '../../support/live.js';
 import { enterAtSpawn, playerAtSpawn, tilesInViewOfSpawn } from '../../support/rules.js';
@@ -137,7 +138,7 @@ test('scheduled backups land in DATA_DIR/backups, whole and readable, and only t
       assert.match(name, /^tessera-\d{8}T\d{9}Z\.backup\.gz$/);
       const trailer = await trailerOf(join(server.dataDir, 'backups', name));
       assert.is(trailer['public.game_players']!.rows, 1);
-      assert.is((await readHeader(join(server.dataDir, 'backups', name))).secret, (await readFile(join(server.dataDir, 'jwt-secret'), 'utf8')).trim());
+      assert.is((await readHeader(join(server.dataDir, 'backups', name))).secret, await readJwtSecret(server));
     }
   } finally {
     await server.stop();

@@ -4,13 +4,12 @@
  * gets an answer or is ignored without harm; afterwards the server still serves normal reads,
  * another wallet's writes and live changes.
  */
-import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { SignJWT } from 'jose';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import WebSocket from 'ws';
 import { signInPlayer, startTestServer, type TestPlayer, type TestServer } from '../../support/harness.js';
+import { readJwtSecret } from '../../support/server.js';
 import { enterAtSpawn } from '../../support/rules.js';
 import { sleep, waitFor } from '../../support/wait.js';
 import { seededRng, type Rng } from '../../support/rng.js';
@@ -128,7 +127,7 @@ test(`${REST_REQUESTS} seeded REST requests: only 2xx or clear 4xx answers`, asy
 
 test('each kind of bad request gets its clear error, and another wallet is unaffected', async () => {
   const token = (await fuzzer.client.auth.getSession()).data.session!.access_token;
-  const secret = Buffer.from((await readFile(join(server.dataDir, 'jwt-secret'), 'utf8')).trim(), 'base64url');
+  const secret = Buffer.from(await readJwtSecret(server), 'base64url');
   const now = Math.floor(Date.now() / 1000);
   const expired = await new SignJWT({ role: 'authenticated', sub: 'x', iat: now - 7200, exp: now - 3600 })
     .setProtectedHeader({ alg: 'HS256' })

@@ -8,7 +8,7 @@ import { sleep, waitFor } from '../../support/wait.js';
 import { freePort } from '../../../server/db/cluster.js';
 import { createTestWallet, makeDataDir, postmasterPid, removeDataDir, SERVER_ENTRY, signInPlayer, startTestServer, type TestServer } from '../../support/harness.js';
 import { accessToken, subscribeChannel } from '../../support/live.js';
-import { connectAsOperator, readServiceRoleKey } from '../../support/server.js';
+import { connectAsOperator, readJwtSecret, readServiceRoleKey } from '../../support/server.js';
 import { enterAtSpawn, playerAtSpawn } from '../../support/rules.js';
 import { postWeb3, rawRequest, signedGrant } from '../../support/web3-grant.js';
 
@@ -209,7 +209,7 @@ test('each log line is one JSON object; request lines carry the request id sent 
       'the player access token': token,
       'the anon key': server.anonKey,
       'the service-role key': serviceKey,
-      'the signing secret': (await readFile(join(server.dataDir, 'jwt-secret'), 'utf8')).trim(),
+      'the signing secret': await readJwtSecret(server),
       'the signature': (JSON.parse(grant) as { signature: string }).signature,
       'the superuser password': (await readFile(join(server.dataDir, 'postgres-password'), 'utf8')).trim(),
     };

@@ -60,7 +60,7 @@ test.before(async () => {
   migrations = await mkdtemp(join(tmpdir(), 'tessera-plain-migrations-'));
   await writeFile(join(migrations, '20250101000000_hosted_realtime.sql'), HOSTED_REALTIME_SQL);
   db = await startDatabase({ dataDir, migrationsDir: migrations });
-  keys = await loadKeys(dataDir);
+  keys = await loadKeys(db, dataDir);
   http = createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0]!;
     const served = path.startsWith('/realtime/v1/') ? realtime.handleHttp(req, res, path.slice('/realtime/v1'.length)) : Promise.resolve(false);

@@ -24,8 +24,8 @@ export function createBotKeys(count: number): BotKey[] {
 }
 
 /** Signs `key` in on the server at `url`; throws with the server's answer when refused. */
-export async function signInBot(server: { url: string; anonKey: string }, key: BotKey): Promise<BotIdentity> {
-  const message = siwsMessage(key.address, { url: server.url });
+export async function signInBot(server: { url: string; anonKey: string; siteUrl?: string }, key: BotKey): Promise<BotIdentity> {
+  const message = siwsMessage(key.address, { url: server.siteUrl ?? server.url });
   const signature = sign(null, Buffer.from(message), key.privateKey).toString('base64url');
   const response = await fetch(`${server.url}/auth/v1/token?grant_type=web3`, {
     method: 'POST',
