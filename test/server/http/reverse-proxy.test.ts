@@ -7,59 +7,17 @@
  * judges each request by the forwarded client address. Skipped where nginx or openssl is not
  * installed (.ci/run installs nginx).
  */
-import { execFileSync, spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { readFile, writeFile } from 'node:fs/promises';
-import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
-import { request as httpsRequest } from 'node:https';
 import { connect } from 'node:net';
-import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import WebSocket from 'ws';
-import { freePort } from '../../../server/db/cluster.js';
+import { startTestServer, type TestServer } from '../../support/harness.js';
+import { nginxInstalled, proxySite, send, startNginx, type Answer, type Sending } from '../../support/nginx.js';
 import { waitFor } from '../../support/wait.js';
-import { makeDataDir, removeDataDir, startTestServer, type TestServer } from '../../support/harness.js';
 
-const NGINX = '/usr/sbin/nginx';
 const METRICS_RULE = '    location = /metrics { return 403; }\n';
 /** An address of the internet, forwarded as the client's by a hop in front of nginx. */
 const STRANGER = '203.0.113.7';
-
-/** What one request got back. */
-interface Answer {
-  status: number;
-  body: string;
-  headers: IncomingHttpHeaders;
-}
-
-/** Where and how {@link send} sends a request: its path is sent exactly as written (fetch and URL strings would resolve it). */
-interface Sending {
-  port: number;
-  path: string;
-  /** TLS (to nginx) or plain HTTP (to the server). */
-  tls: boolean;
-  method?: string;
-  headers?: Record<string, string>;
-  body?: string;
-  /** The address the connection is made from (any of 127.0.0.0/8 on loopback). */
-  localAddress?: string;
-  host?: string;
-}
-
-function send({ port, path, tls, method = 'GET', headers = {}, body, localAddress, host = '127.0.0.1' }: Sending): Promise<Answer> {
-  return new Promise((resolve, reject) => {
-    const options = { host, port, path, method, headers: { Connection: 'close', ...headers }, localAddress, rejectUnauthorized: false, agent: false };
-    const req = (tls ? httpsRequest : httpRequest)(options, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => (text += chunk));
-      res.on('end', () => resolve({ status: res.statusCode!, body: text, headers: res.headers }));
-    });
-    req.on('error', reject);
-    req.end(body);
-  });
-}
 
 /** The server's refusal of a path not in normal form. */
 const refusedPath = (reason: string) => JSON.stringify({ code: 'invalid_path', message: `The request path is not in normal form: ${reason}` });
@@ -67,44 +25,21 @@ const METRICS_REFUSED = JSON.stringify({ message: 'Metrics are readable from thi
 const ENCODED_UNRESERVED = 'an encoded letter, digit, "-", ".", "_" or "~"';
 const DOT_SEGMENT = 'a dot segment ("." or "..")';
 
-/** The docs' nginx file for `upstream`, in a config nginx can run unprivileged from `dir`. */
-async function nginxConfig(dir: string, port: number, upstream: string, keepMetricsRule: boolean): Promise<string> {
-  const original = await readFile('docs/proxy/nginx.conf', 'utf8');
-  assert.ok(original.includes(METRICS_RULE), 'the /metrics rule is in the file');
-  const site = (keepMetricsRule ? original : original.replace(METRICS_RULE, ''))
-    .replace('listen 443 ssl http2;', `listen 127.0.0.1:${port} ssl http2;`)
-    .replaceAll('/etc/letsencrypt/live/tessera.example/fullchain.pem', join(dir, 'cert.pem'))
-    .replaceAll('/etc/letsencrypt/live/tessera.example/privkey.pem', join(dir, 'key.pem'))
-    .replace('http://127.0.0.1:5173', `http://127.0.0.1:${upstream}`);
-  assert.ok(site.includes(`127.0.0.1:${upstream}`) && site.includes(join(dir, 'cert.pem')), 'the placeholders were found');
-  return `daemon off;\nworker_processes 1;\npid ${join(dir, 'nginx.pid')};\nerror_log ${join(dir, 'error.log')};\n`
-    + `events { worker_connections 64; }\nhttp {\n access_log off;\n client_body_temp_path ${dir};\n proxy_temp_path ${dir};\n${site}\n}\n`;
-}
-
 /** Runs `body` with nginx (the docs' file, with or without its /metrics rule) in front of `server` on its port. */
 async function behindNginx(server: TestServer, keepMetricsRule: boolean, body: (proxyPort: number) => Promise<void>): Promise<void> {
-  const dir = await makeDataDir();
-  const proxyPort = await freePort();
-  execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', '/CN=127.0.0.1',
-    '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem')], { stdio: 'ignore' });
-  await writeFile(join(dir, 'nginx.conf'), await nginxConfig(dir, proxyPort, new URL(server.url).port, keepMetricsRule));
-  const nginx = spawn(NGINX, ['-c', join(dir, 'nginx.conf'), '-p', dir], { stdio: 'ignore' });
+  const upstream = new URL(server.url).port;
+  const nginx = await startNginx((dir, port) => proxySite('nginx.conf', dir, port, (site) => {
+    assert.ok(site.includes(METRICS_RULE) && site.includes('http://127.0.0.1:5173'), 'the /metrics rule and the upstream are in the file');
+    return (keepMetricsRule ? site : site.replace(METRICS_RULE, '')).replace('http://127.0.0.1:5173', `http://127.0.0.1:${upstream}`);
+  }));
   try {
-    const up = () => send({ port: proxyPort, path: '/healthz', tls: true }).then((answer) => answer.status === 200, () => false);
-    await waitFor(up, { timeout: 10_000, message: 'nginx up' });
-    await body(proxyPort);
+    await body(nginx.port);
   } finally {
-    nginx.kill('SIGQUIT');
-    await new Promise((resolve) => nginx.once('exit', resolve));
-    await removeDataDir(dir);
+    await nginx.stop();
   }
 }
 
-const installed = () => {
-  if (existsSync(NGINX) && existsSync('/usr/bin/openssl')) return true;
-  console.log('reverse-proxy: nginx or openssl is not installed, skipped');
-  return false;
-};
+const installed = () => nginxInstalled('reverse-proxy');
 
 /** Who refuses a probe behind nginx: nginx itself (400 or 403), or the server for the probe's reason. */
 type Refuser = 'nginx 400' | 'nginx 403' | 'server';

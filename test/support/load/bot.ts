@@ -357,8 +357,8 @@ export class Bot {
 
   private hearPose(payload: HeardPose): void {
     const figures = this.world.figures;
-    if (typeof payload.t === 'number') figures.poseLatency.add(Date.now() - payload.t);
     const sender = typeof payload.id === 'string' ? this.world.indexOf(payload.id) : -1;
+    if (typeof payload.t === 'number') (sender >= 0 ? figures.poseLatency : figures.otherFleetPoseLatency).add(Date.now() - payload.t);
     if (sender >= 0) figures.heard[sender]!++;
   }
 

@@ -34,8 +34,13 @@ export class LatencyHistogram {
 /** The figures of one fleet; nothing is counted while `recording` is false. */
 export class LoadFigures {
   recording = false;
-  /** Sender's clock (the pose's `t`) to its receipt by another bot, ms. */
+  /** Sender's clock (the pose's `t`) to its receipt by another bot of the same fleet, ms. */
   readonly poseLatency = new LatencyHistogram();
+  /**
+   * The same for poses of wallets no bot of this fleet holds: bots of another fleet, which a
+   * cluster benchmark runs on another node (bots of several fleets then share one figures).
+   */
+  readonly otherFleetPoseLatency = new LatencyHistogram();
   /** A placement's request to its change heard by another bot, ms. */
   readonly blockLatency = new LatencyHistogram();
   /** Per bot index: its poses received by other bots. */

@@ -45,10 +45,13 @@ export class Fleet implements BotWorld {
   /** Where the bots connect: the server's URL on 127.0.0.1 (the server allows it), so no connection waits on a name lookup. */
   readonly url: string;
 
-  /** A fleet for at most `capacity` bots on the server at `serverUrl`. */
-  constructor(serverUrl: string, readonly anonKey: string, capacity: number) {
+  /**
+   * A fleet for at most `capacity` bots on the server at `serverUrl`, recording into `figures`
+   * (its own unless given: fleets on the nodes of one cluster may share one).
+   */
+  constructor(serverUrl: string, readonly anonKey: string, capacity: number, figures = new LoadFigures(capacity)) {
     this.url = serverUrl.replace('//localhost:', '//127.0.0.1:');
-    this.figures = new LoadFigures(capacity);
+    this.figures = figures;
   }
 
   indexOf(address: string): number {
