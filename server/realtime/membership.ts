@@ -2,7 +2,7 @@ import type { Channel } from './channel.js';
 import { deliverPresenceDiff } from './delivery.js';
 import { guarded } from './guard.js';
 import type { Hub } from './hub.js';
-import type { PresenceDiff } from './presence.js';
+import type { PresenceDiff } from './presence-wire.js';
 import { send, system } from './replies.js';
 
 /** setTimeout cannot wait longer than this; later expiries are not scheduled. */
