@@ -127,7 +127,10 @@ export function createRelay(parts: RelayParts): Relay {
 
   function receiveMembers(message: MembersMessage, from: string): void {
     if (message.type === 'topic') return interest.set(from, message.topic, message.open);
-    if (message.type === 'diff') return deliverDiff(roomName(message.topic, message.private), presence.remote.apply(from, roomName(message.topic, message.private), message.diff));
+    if (message.type === 'diff') {
+      const room = roomName(message.topic, message.private);
+      return deliverDiff(room, presence.remote.apply(from, room, message.diff));
+    }
     known.add(from);
     interest.replace(from, message.topics);
     deliverDiffs(presence.remote.replace(from, message.presences));
