@@ -230,7 +230,9 @@ async function deliver(messages: ApiMessage[], claims: Claims, address: string, 
   }
   if (sent.length > 0 && !deps.hub.takeSenderMessage(sender, sent.length)) throw message(429, API_RATE_LIMITED);
   for (const { topic, item, private: isPrivate } of sent) {
-    deliverBroadcast(deps.hub.topics.get(topic), topic, isPrivate, item, `${topic}\0${sender}\0${item.event}`, null, deps.hub.batches);
+    const key = `${topic}\0${sender}\0${item.event}`;
+    deliverBroadcast(deps.hub.topics.get(topic), topic, isPrivate, item, key, null, deps.hub.batches);
+    deps.hub.relay.broadcast(topic, isPrivate, item, key);
   }
   for (const { topic, item, persist } of sent) if (persist) await deps.hub.persist(topic.slice('realtime:'.length), item);
 }

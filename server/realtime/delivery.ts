@@ -1,6 +1,6 @@
 import { isBatchable, takesBatches, type BroadcastBatches } from './batches.js';
 import { audience, type Channel, type Conn } from './channel.js';
-import type { PresenceDiff } from './presence.js';
+import type { PresenceDiff } from './presence-wire.js';
 import { encodeBinaryBroadcast, encodeText, fitsBinaryBroadcast } from './protocol.js';
 import type { Broadcast, Vsn } from './protocol.js';
 

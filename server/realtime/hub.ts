@@ -8,6 +8,7 @@ import type { Dispatcher } from './dispatch.js';
 import type { ChannelPolicy } from './policy.js';
 import type { PresenceRegistry } from './presence.js';
 import type { Broadcast } from './protocol.js';
+import type { Relay } from './relay.js';
 
 /** What every connection shares: token checks, tables, access rules, the dispatcher and topic members. */
 export interface Hub {
@@ -50,8 +51,10 @@ export interface Hub {
   batches: BroadcastBatches;
   /** The joined channels of each topic (with `realtime:`). */
   topics: Map<string, Set<Channel>>;
-  /** Who is tracked on which topic. */
+  /** Who is tracked on which topic, on every node. */
   presence: PresenceRegistry;
+  /** What crosses to the cluster's other nodes: topics with members here, client broadcasts, presence changes. */
+  relay: Relay;
   /** One function per open connection that closes its channels joined with a token of the ended session. */
   sessionEnders: Set<(sessionId: string) => void>;
   log(message: string): void;

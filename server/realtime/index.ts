@@ -34,6 +34,8 @@ import type { ChannelPolicy } from './policy.js';
 import { PresenceRegistry } from './presence.js';
 import type { Broadcast } from './protocol.js';
 import { loadReadPolicies } from './read-policies.js';
+import { createRelay } from './relay.js';
+import type { Relay } from './relay.js';
 import type { ReadPolicyCatalogue } from './read-policies.js';
 import { KeyedSlots } from './slots.js';
 import { acceptSockets } from './sockets.js';
@@ -97,6 +99,8 @@ interface HubParts {
   dispatcher: Dispatcher;
   batches: BroadcastBatches;
   topics: Map<string, Set<Channel>>;
+  presence: PresenceRegistry;
+  relay: Relay;
   senderBudgets: KeyedBuckets;
   log(message: string): void;
 }
@@ -169,7 +173,8 @@ function createHub(db: Database, deps: RealtimeDeps, policy: ChannelPolicy, part
     dispatcher: parts.dispatcher,
     batches: parts.batches,
     topics: parts.topics,
-    presence: new PresenceRegistry(),
+    presence: parts.presence,
+    relay: parts.relay,
     sessionEnders: new Set(),
     log: parts.log,
   };
@@ -234,7 +239,9 @@ export async function attachRealtime(server: Server, deps: RealtimeDeps): Promis
   const budgets = deps.budgets ?? null;
   const stopSharing = budgets ? shareRates(budgets, 'sender', senderBudgets) : () => undefined;
   const socketsPerAddress = createSharedCounts(budgets, 'sockets');
-  const hub = createHub(db, deps, deps.policy ?? PLAIN_POLICY, { catalogue, readPolicies, dispatcher, batches, topics, senderBudgets, log });
+  const presence = new PresenceRegistry();
+  const relay = createRelay({ bus: deps.bus, topics, batches, presence });
+  const hub = createHub(db, deps, deps.policy ?? PLAIN_POLICY, { catalogue, readPolicies, dispatcher, batches, topics, presence, relay, senderBudgets, log });
   const maxSocketsPerAddress = deps.maxSocketsPerAddress ?? DEFAULT_MAX_SOCKETS_PER_ADDRESS;
   const clientAddress = deps.clientAddress ?? clientAddresses().of;
   const sockets: SocketEndpoint = acceptSockets(server, hub, { anonKey: deps.anonKey, verifyToken: deps.verifyToken, maxSocketsPerAddress, clientAddress, socketsPerAddress });
@@ -253,6 +260,7 @@ export async function attachRealtime(server: Server, deps: RealtimeDeps): Promis
       socketsPerAddress.stop();
       batches.close();
       await sockets.close();
+      relay.close();
       await unlisten(stopListening);
       await unlisten(stopBroadcasts);
       await unlisten(stopWatching);

@@ -1,22 +1,15 @@
 import { randomBytes } from 'node:crypto';
 import type { Channel, PresenceMeta } from './channel.js';
 import { MAX_PRESENCE_KEYS_PER_TOPIC, MAX_PRESENCE_METAS_PER_KEY, TOO_MANY_PRESENCE_KEYS, TOO_MANY_PRESENCE_METAS } from './limits.js';
-
-/** Presences grouped by key as Phoenix sends them: `{key: {metas: [{...payload, phx_ref}]}}`. */
-export type PresenceGroups = Record<string, { metas: Record<string, unknown>[] }>;
-
-/** The payload of a `presence_diff` message. */
-export interface PresenceDiff {
-  joins: PresenceGroups;
-  leaves: PresenceGroups;
-}
+import { roomName, roomParts, type PresenceDiff, type PresenceGroups, type RoomPresences } from './presence-wire.js';
+import { RemotePresences } from './remote-presence.js';
 
 /** The outcome of a track: the diff to send to the topic's members, or the reason it was refused. */
 export type TrackResult = { diff: PresenceDiff } | { refused: string };
 
 /** The room a channel's presence lives in: public and private channels of one topic are apart, as on hosted. */
 function roomOf(channel: Channel): string {
-  return `${channel.private ? 'private' : 'public'}\0${channel.topic}`;
+  return roomName(channel.topic, channel.private);
 }
 
 /** The meta as it travels: the client's payload with the server's refs, which the payload cannot override. */
@@ -36,23 +29,50 @@ function newRef(): string {
 }
 
 /**
- * Who is tracked on which topic, as hosted Realtime's Phoenix presence keeps it: each channel
- * tracks at most one meta under its key, so the registry never holds more metas than there are
- * joined channels, and each topic at most {@link MAX_PRESENCE_KEYS_PER_TOPIC} keys of at most
- * {@link MAX_PRESENCE_METAS_PER_KEY} metas. A channel's meta is removed when it untracks, leaves
- * or its socket closes.
+ * Who is tracked on which topic, as hosted Realtime's Phoenix presence keeps it, over the whole
+ * cluster: this node's channels, and what the other nodes track ({@link remote}). Each channel
+ * tracks at most one meta under its key, so the registry never holds more local metas than there
+ * are joined channels. A track is refused past {@link MAX_PRESENCE_KEYS_PER_TOPIC} keys of a
+ * topic or {@link MAX_PRESENCE_METAS_PER_KEY} metas of a key counted over every node, so spreading
+ * over nodes does not multiply them (two nodes tracking at the same instant may each take the
+ * last place). A channel's meta is removed when it untracks, leaves or its socket closes.
  */
 export class PresenceRegistry {
   /** room -> key -> channels tracking under that key (their metas are `channel.presence.meta`). */
   private readonly rooms = new Map<string, Map<string, Set<Channel>>>();
+  /** The presences of the other nodes of the cluster. */
+  readonly remote = new RemotePresences();
 
-  /** The `presence_state` payload for a channel's topic: every key with its metas. */
+  /** The `presence_state` payload for a channel's topic: every key with its metas, on every node. */
   state(channel: Channel): PresenceGroups {
+    const room = roomOf(channel);
+    const groups = this.localGroups(room);
+    this.remote.addTo(groups, room);
+    return groups;
+  }
+
+  /** This node's presences of every room, as the bus carries a node's state. */
+  snapshot(): RoomPresences[] {
+    return [...this.rooms.keys()].map((room) => ({ ...roomParts(room), groups: this.localGroups(room) }));
+  }
+
+  private localGroups(room: string): PresenceGroups {
     const groups: PresenceGroups = {};
-    for (const [key, channels] of this.rooms.get(roomOf(channel)) ?? []) {
+    for (const [key, channels] of this.rooms.get(room) ?? []) {
       groups[key] = { metas: [...channels].map((member) => wireMeta(member.presence.meta!)) };
     }
     return groups;
+  }
+
+  /** Why a first track under `key` in `room` is refused on the cluster's counts, or null. */
+  private refusal(room: string, key: string): string | null {
+    const keys = this.rooms.get(room);
+    const metas = (keys?.get(key)?.size ?? 0) + this.remote.metaCount(room, key);
+    if (metas >= MAX_PRESENCE_METAS_PER_KEY) return TOO_MANY_PRESENCE_METAS;
+    if (metas > 0) return null;
+    const all = this.remote.keys(room);
+    for (const local of keys?.keys() ?? []) all.add(local);
+    return all.size >= MAX_PRESENCE_KEYS_PER_TOPIC ? TOO_MANY_PRESENCE_KEYS : null;
   }
 
   /**
@@ -66,10 +86,8 @@ export class PresenceRegistry {
     const { key } = channel.presence;
     const tracking = keys?.get(key);
     const previous = channel.presence.meta;
-    if (!previous) {
-      if (!tracking && (keys?.size ?? 0) >= MAX_PRESENCE_KEYS_PER_TOPIC) return { refused: TOO_MANY_PRESENCE_KEYS };
-      if (tracking && tracking.size >= MAX_PRESENCE_METAS_PER_KEY) return { refused: TOO_MANY_PRESENCE_METAS };
-    }
+    const refused = previous ? null : this.refusal(room, key);
+    if (refused !== null) return { refused };
     const meta: PresenceMeta = { ref: newRef(), prev: previous?.ref ?? null, payload, json };
     channel.presence.meta = meta;
     let byKey = keys;

@@ -56,6 +56,7 @@ export async function broadcast(hub: Hub, channel: Channel, msg: Message, receiv
   }
   const key = `${channel.topic}\0${channel.sender ?? `#${conn.id}`}\0${item.event}`;
   deliverBroadcast(hub.topics.get(channel.topic), channel.topic, channel.private, item, key, channel.broadcastSelf ? null : channel, hub.batches);
+  hub.relay.broadcast(channel.topic, channel.private, item, key);
   let id: string | null = null;
   if (persist && channel.private && (await mayWrite(hub, channel, 'persistence'))) id = await hub.persist(subTopic(channel.topic), item);
   if (channel.broadcastAck) reply(conn, msg, 'ok', id === null ? {} : { id });
