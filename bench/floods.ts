@@ -40,6 +40,7 @@
  *   fts-clips:     audio_data=fts.<words> on game_voice_messages (refused, TS101).
  *   fts-names:     the same search on player_name, a bounded column (served).
  */
+import { metricSamples } from '../test/support/metrics.js';
 import { spawn } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import WebSocket from 'ws';
@@ -373,7 +374,7 @@ function patternsFlood(server: Server, poster: TestPlayer) {
 /** Read checks of private channels answered so far, by `database` (a transaction) and `catalogue` (none), from `/metrics`. */
 async function joinAuthorizations(server: Server): Promise<{ database: number; catalogue: number }> {
   const text = await (await fetch(`${server.url}/metrics`)).text();
-  const count = (by: string) => Number(new RegExp(`^tessera_realtime_join_authorizations_total\\{answered_by="${by}"\\} (\\S+)$`, 'm').exec(text)?.[1] ?? NaN);
+  const count = (by: string) => metricSamples(text).get(`tessera_realtime_join_authorizations_total{answered_by="${by}"}`) ?? NaN;
   return { database: count('database'), catalogue: count('catalogue') };
 }
 

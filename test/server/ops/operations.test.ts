@@ -1,3 +1,4 @@
+import { metricSamples } from '../../support/metrics.js';
 import { execFileSync, spawn } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -25,12 +26,7 @@ async function scrape(server: TestServer, headers: Record<string, string> = {}):
   assert.is(types.get('tessera_rest_request_duration_seconds'), 'HISTOGRAM');
   assert.is(types.get('tessera_signins_total'), 'COUNTER');
   assert.is(types.get('tessera_players_online'), 'GAUGE');
-  const samples = new Map<string, number>();
-  for (const line of text.split('\n')) {
-    const sample = /^([a-zA-Z_:][\w:]*(?:\{.*\})?) (\S+)$/.exec(line);
-    if (sample) samples.set(sample[1]!, Number(sample[2]));
-  }
-  return samples;
+  return metricSamples(text);
 }
 
 /** Every process of the cluster: the postmaster and its children. */

@@ -4,6 +4,7 @@
  * from the catalogue with hosted's reply and no authorisation transaction, until a policy
  * changes that. Counted by `tessera_realtime_join_authorizations_total` on `/metrics`.
  */
+import { metricSamples } from '../../support/metrics.js';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type pg from 'pg';
@@ -24,7 +25,7 @@ const refusal = (topic: string) => ({ status: 'error', response: { reason: `Unau
 /** The read checks of private channels so far, by how they were answered (`database` or `catalogue`). */
 async function authorizations(): Promise<{ database: number; catalogue: number }> {
   const text = await (await fetch(`${server.url}/metrics`)).text();
-  const count = (by: string) => Number(new RegExp(`^tessera_realtime_join_authorizations_total\\{answered_by="${by}"\\} (\\S+)$`, 'm').exec(text)![1]);
+  const count = (by: string) => metricSamples(text).get(`tessera_realtime_join_authorizations_total{answered_by="${by}"}`)!;
   return { database: count('database'), catalogue: count('catalogue') };
 }
 
