@@ -45,10 +45,18 @@ export class Fleet implements BotWorld {
   /** Where the bots connect: the server's URL on 127.0.0.1 (the server allows it), so no connection waits on a name lookup. */
   readonly url: string;
 
-  /** A fleet for at most `capacity` bots on the server at `serverUrl`. */
-  constructor(serverUrl: string, readonly anonKey: string, capacity: number) {
+  /**
+   * A fleet for at most `capacity` bots on the server at `serverUrl`. With `ownAddresses` each
+   * bot's socket names an address of its own, 10.0.0.0/8 by index (see BotWorld.clientAddress),
+   * for a server started with TRUSTED_PROXIES naming 127.0.0.1.
+   */
+  constructor(serverUrl: string, readonly anonKey: string, capacity: number, private readonly ownAddresses = false) {
     this.url = serverUrl.replace('//localhost:', '//127.0.0.1:');
     this.figures = new LoadFigures(capacity);
+  }
+
+  clientAddress(index: number): string | undefined {
+    return this.ownAddresses ? `10.${(index >> 16) & 255}.${(index >> 8) & 255}.${index & 255}` : undefined;
   }
 
   indexOf(address: string): number {
