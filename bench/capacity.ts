@@ -14,8 +14,17 @@
  *   a server of its own: server CPU (Node and PostgreSQL) and bytes the server sent (websocket
  *   messages and REST answer bodies) per player, and their ratios bots / headless.
  *
- * `--quick` runs smaller, shorter cases; `--case=load,calibration` picks cases.
+ * - "crowd": 250 bots (`--players=N`) in one 800x600 screen around spawn (one in ten building every 3 s), walking
+ *   for a measured span: pose p50/p99, how often each walker is heard by each other bot (its
+ *   poses heard over the listeners, p10 of the walkers), block p99, the REST p99 of a bystander
+ *   reading blocks around spawn in a process of its own (bench/bystander.ts), the server's CPU
+ *   (its cores and its Node process's milliseconds per player-second) and disconnects, with
+ *   `goals_met` against the crowd's goals.
+ *
+ * `--quick` runs smaller, shorter cases; `--case=load,calibration,crowd` picks cases (load and
+ * calibration by default).
  */
+import { spawn } from 'node:child_process';
 import { cpus, setPriority } from 'node:os';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import WebSocket from 'ws';
@@ -28,7 +37,7 @@ import { stepWalker, type Box, type Walking } from '../test/support/load/walker.
 import { sleep, waitFor } from '../test/support/wait.js';
 import { cpuSeconds, pin, serverPids } from './processes.js';
 import { seedPresence } from './seed.js';
-import { pick, printHeader, printRow, round } from './stats.js';
+import { percentile, pick, printHeader, printRow, round } from './stats.js';
 
 const CASES = (process.argv.find((arg) => arg.startsWith('--case='))?.slice('--case='.length) ?? 'load,calibration').split(',');
 /** Bots added per ramp step, the most tried, and the seconds each step is measured. */
@@ -46,6 +55,14 @@ const CALIBRATION_PLAYERS = 200;
 const CALIBRATION_SECONDS = pick(20, 10);
 const WALK_WARMUP_MS = 2000;
 const SCREEN: Box = { left: -380, top: -280, right: 380, bottom: 280 };
+
+/** Players in the crowd (`--players=N`; 250 by default). */
+const CROWD_PLAYERS = Number(process.argv.find((arg) => arg.startsWith('--players='))?.slice('--players='.length) ?? 250);
+const CROWD_SECONDS = pick(20, 10);
+/** Crowd players entering per second (`--arrivals=N`): lower it on a busy machine, where the server answers fewer joins in time. */
+const CROWD_ARRIVALS_PER_SECOND = Number(process.argv.find((arg) => arg.startsWith('--arrivals='))?.slice('--arrivals='.length) ?? ARRIVALS_PER_SECOND);
+/** The crowd's goals: server cores, pose/block/REST p99 (ms), each walker heard this often (per s). */
+const CROWD_GOALS = { server_cpu_cores: 0.45, pose_p99_ms: 100, block_p99_ms: 150, rest_p99_ms: 50, heard_per_s_p10: 1 };
 
 /** CPU seconds of the server's Node process and of all its processes (PostgreSQL's too). */
 async function serverCpu(server: TestServer): Promise<{ node: number; all: number }> {
@@ -67,8 +84,8 @@ function prioritise(): boolean {
 }
 
 /** Starts a server on `dataDir` pinned to core 0, with this process on core 1; `pinned` says whether it could. */
-async function pinnedServer(dataDir: string): Promise<{ server: TestServer; pinned: boolean }> {
-  const server = await startTestServer(dataDir);
+async function pinnedServer(dataDir: string, env: Record<string, string> = {}): Promise<{ server: TestServer; pinned: boolean }> {
+  const server = await startTestServer(dataDir, env);
   const pinned = cpus().length >= 2 && (await serverPids(server)).every((pid) => pin(pid, '0')) && pin(process.pid, '1');
   return { server, pinned };
 }
@@ -337,7 +354,92 @@ async function runCalibration(): Promise<void> {
   });
 }
 
+/** A bystander in a process of its own on the load's core, signed in; `start` runs its reads for `seconds` and resolves to their round trips (ms). */
+async function startBystander(server: TestServer, seconds: number): Promise<{ start(): Promise<number[]> }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'bench/bystander.ts', server.url, server.anonKey, String(seconds)], { stdio: ['pipe', 'pipe', 'inherit'] });
+  pin(child.pid!, '1');
+  let output = '';
+  const exited = new Promise<number[]>((resolve, reject) =>
+    child.once('exit', (code) => (code === 0 ? resolve(JSON.parse(output.slice(output.indexOf('\n') + 1)) as number[]) : reject(new Error(`bystander exited with ${code}`)))),
+  );
+  await new Promise<void>((resolve, reject) => {
+    child.stdout!.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+      if (output.startsWith('ready\n')) resolve();
+    });
+    exited.catch(reject);
+  });
+  return {
+    start() {
+      child.stdin!.end('go\n');
+      return exited;
+    },
+  };
+}
+
+/** The crowd case: see the module comment. */
+async function runCrowd(): Promise<void> {
+  const plans = Array.from({ length: CROWD_PLAYERS }, (_, i) => ({ ...screenPlan(i), name: `Crowd${String(i).padStart(4, '0')}`, chatEveryMs: 0 }));
+  const keys = createBotKeys(plans.length);
+  const dataDir = await makeDataDir();
+  await seedPresence(dataDir, plans.map((plan, i) => ({ address: keys[i]!.address, name: plan.name, ...plan.start })));
+  // Each bot's socket comes from an address of its own, through the load as a trusted proxy: the server bounds its policy checks per address.
+  const { server, pinned } = await pinnedServer(dataDir, { TRUSTED_PROXIES: '127.0.0.1' });
+  const prioritised = prioritise();
+  const fleet = new Fleet(server.url, server.anonKey, plans.length, undefined, true);
+  try {
+    const identities = await inBatches(keys, 16, (key) => signInBot(server, key));
+    for (const [i, identity] of identities.entries()) {
+      void fleet.add(identity, plans[i]!);
+      await sleep(1000 / CROWD_ARRIVALS_PER_SECOND);
+    }
+    // On a busy machine the server may not answer every join in time: the crowd is measured with those in, and `ready` says how many.
+    await waitFor(() => fleet.bots.length === plans.length && fleet.bots.every((bot) => bot.ready()), { timeout: 180_000, interval: 250 }).catch(() => undefined);
+    const ready = fleet.bots.filter((bot) => bot.ready()).length;
+    const bystander = await startBystander(server, CROWD_SECONDS);
+    fleet.walk(1000);
+    await sleep(WALK_WARMUP_MS);
+    const pid = server.child.pid!;
+    const reading = bystander.start();
+    fleet.figures.recording = true;
+    // Progress on stderr (stdout stays the JSON lines): what a profiler started beside the run waits for.
+    console.error(`capacity: crowd measuring, server pid ${pid}`);
+    const before = { node: cpuSeconds(pid), all: (await serverCpu(server)).all, at: performance.now() };
+    await sleep(CROWD_SECONDS * 1000);
+    const after = { node: cpuSeconds(pid), all: (await serverCpu(server)).all, at: performance.now() };
+    console.error('capacity: crowd measured');
+    fleet.figures.recording = false;
+    const rest = await reading;
+    const seconds = (after.at - before.at) / 1000;
+    const figures = fleet.figures;
+    const heard = Array.from(figures.heard, (count) => count / (plans.length - 1) / seconds);
+    const row = {
+      pose_p50_ms: figures.poseLatency.percentile(50),
+      pose_p99_ms: figures.poseLatency.percentile(99),
+      heard_per_s_p10: round(percentile(heard, 10), 2),
+      block_p99_ms: figures.blockLatency.percentile(99),
+      rest_p99_ms: round(percentile(rest, 99), 1),
+      server_cpu_cores: round((after.all - before.all) / seconds, 2),
+      server_node_cpu_cores: round((after.node - before.node) / seconds, 2),
+      server_cpu_ms_per_player_s: round(((after.node - before.node) * 1000) / seconds / plans.length, 3),
+    };
+    const goalsMet = row.server_cpu_cores <= CROWD_GOALS.server_cpu_cores && row.pose_p99_ms <= CROWD_GOALS.pose_p99_ms && row.block_p99_ms <= CROWD_GOALS.block_p99_ms
+      && row.rest_p99_ms <= CROWD_GOALS.rest_p99_ms && row.heard_per_s_p10 >= CROWD_GOALS.heard_per_s_p10 && figures.disconnects === 0 && ready === plans.length;
+    printRow({
+      bench: 'capacity', case: 'crowd', shape: 'screen', players: plans.length, ready, seconds: round(seconds, 1), ...row,
+      poses_sent: figures.posesSent, placements: figures.placements, disconnects: figures.disconnects, refusals: Object.fromEntries(figures.refusals),
+      goals_met: goalsMet, pinned, prioritised,
+    });
+  } finally {
+    fleet.figures.recording = false;
+    await fleet.stop();
+    await server.stop();
+    await removeDataDir(dataDir);
+  }
+}
+
 printHeader('capacity', { warmups: 0, runs: 1, cases: CASES, ramp_step: RAMP_STEP, ramp_max: RAMP_MAX, hold_s: RAMP_HOLD_S, calibration_players: CALIBRATION_PLAYERS });
 if (CASES.includes('load')) await runLoad();
 if (CASES.includes('calibration')) await runCalibration();
+if (CASES.includes('crowd')) await runCrowd();
 process.exit(0);

@@ -16,7 +16,7 @@
  */
 import { audience, type Channel } from './channel.js';
 import { errorMessage, guarded } from './guard.js';
-import { encodeBinaryJsonBroadcast, fitsBinaryBroadcast, type Broadcast } from './protocol.js';
+import { encodeBinaryJsonBroadcastParts, fitsBinaryBroadcast, type Broadcast } from './protocol.js';
 import { log } from '../log.js';
 
 /**
@@ -55,22 +55,37 @@ export function isBatchable(item: Broadcast): boolean {
   return !item.binary && item.meta === undefined;
 }
 
-/** The batch messages of `items` (in the order they were gathered), split at the bounds. */
-function encodeBatches(topic: string, items: Gathered[]): Buffer[] {
+const EVENTS_OPEN = Buffer.from('{"events":[');
+const EVENTS_COMMA = Buffer.from(',');
+const EVENTS_CLOSE = Buffer.from(']}');
+
+/**
+ * The batch messages of `items` (in the order they were gathered) but those sent by `without`,
+ * split at the bounds. `encoded` holds each item's JSON as bytes, made once per window: the
+ * batches of every member are copied from them.
+ */
+function encodeBatches(topic: string, items: Gathered[], encoded: Buffer[], without: Channel | null): Buffer[] {
   const messages: Buffer[] = [];
-  let parts: string[] = [];
+  let parts: Buffer[] = [EVENTS_OPEN];
+  let events = 0;
   let bytes = 0;
   const close = () => {
-    messages.push(encodeBinaryJsonBroadcast(topic, BATCH_EVENT, `{"events":[${parts.join(',')}]}`));
-    parts = [];
+    parts.push(EVENTS_CLOSE);
+    messages.push(encodeBinaryJsonBroadcastParts(topic, BATCH_EVENT, parts));
+    parts = [EVENTS_OPEN];
+    events = 0;
     bytes = 0;
   };
-  for (const item of items) {
-    if (parts.length > 0 && (parts.length === MAX_BATCH_EVENTS || bytes + item.json.length > MAX_BATCH_BYTES)) close();
-    parts.push(item.json);
+  for (let i = 0; i < items.length; i++) {
+    const item = items[i]!;
+    if (without !== null && item.skip === without) continue;
+    if (events > 0 && (events === MAX_BATCH_EVENTS || bytes + item.json.length > MAX_BATCH_BYTES)) close();
+    if (events > 0) parts.push(EVENTS_COMMA);
+    parts.push(encoded[i]!);
+    events++;
     bytes += item.json.length;
   }
-  if (parts.length > 0) close();
+  if (events > 0) close();
   return messages;
 }
 
@@ -96,13 +111,16 @@ export function createBroadcastBatches(topics: ReadonlyMap<string, Set<Channel>>
   /** Sends one topic's window to its batch-taking members. */
   function sendWindow({ topic, isPrivate, items }: PendingTopic): void {
     const gathered = [...items.values()];
+    const encoded = gathered.map((item) => Buffer.from(item.json));
+    // The members that sent some of the window: each gets the batch without its own (looked up once, not per member and item).
+    const senders = new Set<Channel>();
+    for (const item of gathered) if (item.skip !== null) senders.add(item.skip);
     let shared: Buffer[] | null = null;
     for (const member of audience(topics.get(topic), isPrivate, 'broadcast')) {
       if (!takesBatches(member)) continue;
-      const own = gathered.some((item) => item.skip === member);
       let messages: Buffer[];
-      if (own) messages = encodeBatches(topic, gathered.filter((item) => item.skip !== member));
-      else messages = shared ??= encodeBatches(topic, gathered);
+      if (senders.has(member)) messages = encodeBatches(topic, gathered, encoded, member);
+      else messages = shared ??= encodeBatches(topic, gathered, encoded, null);
       for (let i = 0; i < messages.length; i++) member.conn.outbound.ephemeral(`${topic}\0${BATCH_EVENT}\0${i}`, messages[i]!, true);
     }
   }

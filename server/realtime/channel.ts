@@ -78,10 +78,15 @@ export interface WriteVerdict {
   granted: boolean | null;
 }
 
-/** The members a topic's message of one privacy reaches: public and private channels of a topic are apart, as on hosted. */
+/** Whether a topic's message of one privacy reaches `member`: public and private channels of a topic are apart, as on hosted. */
+export function reaches(member: Channel, isPrivate: boolean, extension: Extension): boolean {
+  return member.private === isPrivate && member.reads[extension];
+}
+
+/** The members a topic's message of one privacy reaches (see {@link reaches}). */
 export function audience(members: Iterable<Channel> | undefined, isPrivate: boolean, extension: Extension): Channel[] {
   const reached: Channel[] = [];
-  for (const member of members ?? []) if (member.private === isPrivate && member.reads[extension]) reached.push(member);
+  for (const member of members ?? []) if (reaches(member, isPrivate, extension)) reached.push(member);
   return reached;
 }
 

@@ -1,5 +1,5 @@
 import { isBatchable, takesBatches, type BroadcastBatches } from './batches.js';
-import { audience, type Channel, type Conn } from './channel.js';
+import { audience, reaches, type Channel, type Conn } from './channel.js';
 import type { PresenceDiff } from './presence-wire.js';
 import { encodeBinaryBroadcast, encodeText, fitsBinaryBroadcast } from './protocol.js';
 import type { Broadcast, Vsn } from './protocol.js';
@@ -36,8 +36,9 @@ export function deliverBroadcast(
   let batched = false;
   const batchable = isBatchable(item);
   const id = item.meta?.id;
-  for (const member of audience(members, isPrivate, 'broadcast')) {
-    if (member === skip || (id !== undefined && member.replayed.has(id))) continue;
+  // Walked in place, without audience()'s array: this runs once per pose of a crowd.
+  for (const member of members ?? []) {
+    if (!reaches(member, isPrivate, 'broadcast') || member === skip || (id !== undefined && member.replayed.has(id))) continue;
     const target = member.conn;
     if (batchable && takesBatches(member)) {
       batched = true;

@@ -38,6 +38,12 @@ export interface BotWorld extends RestTarget {
   placedAt: Map<string, number>;
   /** A free land tile near a pixel position, or null. */
   freeTileNear(x: number, y: number): { x: number; y: number } | null;
+  /**
+   * The network address bot `index` comes from, sent as `X-Forwarded-For` on its socket (the
+   * server must trust the load's address as a proxy); undefined: the load's own address. Players
+   * of a crowd come from addresses of their own, and the server bounds its work per address.
+   */
+  clientAddress?(index: number): string | undefined;
 }
 
 /** One bot's part in the scenario. */
@@ -50,6 +56,11 @@ export interface BotPlan {
   placeEveryMs: number;
   /** Sends a chat line this often (ms), or never when 0. */
   chatEveryMs: number;
+}
+
+/** The socket headers naming `address` as the client behind the load, or none. */
+function forwardedFor(address: string | undefined): Record<string, string> {
+  return address === undefined ? {} : { 'x-forwarded-for': address };
 }
 
 /** Whether a payload carries a pose's sender and clock. */
@@ -105,7 +116,7 @@ export class Bot {
       joined: (channel) => this.joined(channel),
       broadcast: (message) => this.hear(message),
       closed: () => undefined,
-    });
+    }, forwardedFor(world.clientAddress?.(plan.index)));
     this.blocks = new BotBlocks({
       join: (topic) => this.socket.join(topic, { private: true }, [], identity.accessToken),
       leave: (channel) => this.socket.leave(channel),

@@ -47,11 +47,17 @@ export class Fleet implements BotWorld {
 
   /**
    * A fleet for at most `capacity` bots on the server at `serverUrl`, recording into `figures`
-   * (its own unless given: fleets on the nodes of one cluster may share one).
+   * (its own unless given: fleets on the nodes of one cluster may share one). With
+   * `ownAddresses` each bot's socket names an address of its own, 10.0.0.0/8 by index (see
+   * BotWorld.clientAddress), for a server started with TRUSTED_PROXIES naming 127.0.0.1.
    */
-  constructor(serverUrl: string, readonly anonKey: string, capacity: number, figures = new LoadFigures(capacity)) {
+  constructor(serverUrl: string, readonly anonKey: string, capacity: number, figures = new LoadFigures(capacity), private readonly ownAddresses = false) {
     this.url = serverUrl.replace('//localhost:', '//127.0.0.1:');
     this.figures = figures;
+  }
+
+  clientAddress(index: number): string | undefined {
+    return this.ownAddresses ? `10.${(index >> 16) & 255}.${(index >> 8) & 255}.${index & 255}` : undefined;
   }
 
   indexOf(address: string): number {
