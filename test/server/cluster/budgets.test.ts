@@ -40,9 +40,9 @@ test.after(async () => {
 });
 
 /** `node` reached over IPv4 or IPv6 loopback: two client addresses. */
-function at(node: TestServer, family: 4 | 6): { url: string; anonKey: string } {
+function at(node: TestServer, family: 4 | 6): { url: string; anonKey: string; siteUrl?: string } {
   const port = new URL(node.url).port;
-  return { url: family === 4 ? `http://127.0.0.1:${port}` : `http://[::1]:${port}`, anonKey: node.anonKey };
+  return { url: family === 4 ? `http://127.0.0.1:${port}` : `http://[::1]:${port}`, anonKey: node.anonKey, siteUrl: node.siteUrl };
 }
 
 /** Opens a Realtime socket; resolves with it, or with the refusal's status and body. */
@@ -79,17 +79,17 @@ const REFUSED_SOCKET = { status: 429, body: JSON.stringify({ error: TOO_MANY_SOC
 test('sign-ins per address: the cap spent on node-1 is refused on node-2 as GoTrue refuses it; another address signs in there', async () => {
   const v6 = at(node1, 6);
   for (let i = 0; i < SIGN_INS_PER_ADDRESS; i++) {
-    const accepted = await postWeb3(v6, await signedGrant(createTestWallet(), { url: v6.url }));
+    const accepted = await postWeb3(v6, await signedGrant(createTestWallet(), { url: v6.siteUrl! }));
     assert.is(accepted.status, 200, JSON.stringify(accepted.body));
   }
   const elsewhere = at(node2, 6);
-  const refused: RawResponse = await postWeb3(elsewhere, await signedGrant(createTestWallet(), { url: elsewhere.url }));
+  const refused: RawResponse = await postWeb3(elsewhere, await signedGrant(createTestWallet(), { url: elsewhere.siteUrl! }));
   assert.is(refused.status, 429);
   assert.equal(refused.body, OVER_LIMIT);
   const retryAfter = Number(refused.headers['retry-after']);
   assert.ok(retryAfter > 290 && retryAfter <= 300, `Retry-After ${retryAfter}`);
   const honest = at(node2, 4);
-  const accepted = await postWeb3(honest, await signedGrant(createTestWallet(), { url: honest.url }));
+  const accepted = await postWeb3(honest, await signedGrant(createTestWallet(), { url: honest.siteUrl! }));
   assert.is(accepted.status, 200);
   assert.type(accepted.body!.access_token, 'string');
 });
