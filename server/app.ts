@@ -21,7 +21,7 @@ import { readinessHandler } from './http/ops.js';
 import { applySecurityHeaders, contentSecurityPolicy } from './http/security.js';
 import { log, requestId } from './log.js';
 import { observe } from './metrics.js';
-import { messagesSent, broadcastsShed } from './realtime/wire.js';
+import { messagesSent, broadcastsShedByKind } from './realtime/wire.js';
 import { TESSERA_CHANNEL_POLICY } from './game/channel-policy.js';
 import { attachRealtime } from './realtime/index.js';
 import { loadCatalogs } from './rest/catalog.js';
@@ -191,7 +191,7 @@ function observeServer(db: ServerDatabase, realtime: Realtime): void {
     playersOnline: () => realtime.stats().playersOnline,
     connections: () => realtime.stats().connections,
     channels: () => realtime.stats().channels,
-    broadcastsShed,
+    broadcastsShed: broadcastsShedByKind,
     messages: () => ({ in: realtime.stats().received, out: messagesSent() }),
     pool: () => db.poolStats(),
     blocks: spacedBlockCount(db),

@@ -13,11 +13,15 @@
  * MAX_BATCH_EVENTS events and about MAX_BATCH_BYTES of payloads; a larger window is sent as
  * several batches. Stored messages (with `meta`) and binary payloads are never batched. A
  * window that cannot be encoded is dropped and logged; it never reaches the timer's caller.
+ * While the server is behind, members are sent far topics' windows, then near ones, less often
+ * (thinning.ts); the events a member is not sent count as shed.
  */
 import { audience, type Channel } from './channel.js';
 import { errorMessage, guarded } from './guard.js';
 import { encodeBinaryJsonBroadcast, fitsBinaryBroadcast, type Broadcast } from './protocol.js';
 import { log } from '../log.js';
+import { Thinning } from './thinning.js';
+import { countShed } from './wire.js';
 
 /**
  * Milliseconds a batch gathers broadcasts before it is sent: a server tick of 40 a second. At
@@ -92,6 +96,9 @@ export interface BroadcastBatches {
 export function createBroadcastBatches(topics: ReadonlyMap<string, Set<Channel>>): BroadcastBatches {
   const pending = new Map<string, PendingTopic>();
   let timer: NodeJS.Timeout | null = null;
+  /** When the window's timer is due (performance.now()). */
+  let dueAt = 0;
+  const thinning = new Thinning();
 
   /** Sends one topic's window to its batch-taking members. */
   function sendWindow({ topic, isPrivate, items }: PendingTopic): void {
@@ -99,16 +106,24 @@ export function createBroadcastBatches(topics: ReadonlyMap<string, Set<Channel>>
     let shared: Buffer[] | null = null;
     for (const member of audience(topics.get(topic), isPrivate, 'broadcast')) {
       if (!takesBatches(member)) continue;
+      const kind = member.conn.outbound.nearness(topic);
+      if (!thinning.sends(kind)) {
+        countShed(kind, gathered.length);
+        continue;
+      }
       const own = gathered.some((item) => item.skip === member);
       let messages: Buffer[];
       if (own) messages = encodeBatches(topic, gathered.filter((item) => item.skip !== member));
       else messages = shared ??= encodeBatches(topic, gathered);
-      for (let i = 0; i < messages.length; i++) member.conn.outbound.ephemeral(`${topic}\0${BATCH_EVENT}\0${i}`, messages[i]!, true);
+      for (let i = 0; i < messages.length; i++) member.conn.outbound.ephemeral(`${topic}\0${BATCH_EVENT}\0${i}`, messages[i]!, true, topic);
     }
   }
 
   function flush(): void {
-    if (timer) clearTimeout(timer);
+    if (timer) {
+      clearTimeout(timer);
+      thinning.windowEnded(performance.now() - dueAt);
+    }
     timer = null;
     const windows = [...pending.values()];
     pending.clear();
@@ -132,7 +147,10 @@ export function createBroadcastBatches(topics: ReadonlyMap<string, Set<Channel>>
       // Deleted first, so a replaced stream moves to the end: the batch keeps the order of the newest messages.
       window.items.delete(key);
       window.items.set(key, { json: `{"event":${JSON.stringify(item.event)},"payload":${JSON.stringify(item.payload ?? {})}}`, skip });
-      timer ??= setTimeout(guarded('the broadcast batch timer', flush), BATCH_WINDOW_MS);
+      if (!timer) {
+        dueAt = performance.now() + BATCH_WINDOW_MS;
+        timer = setTimeout(guarded('the broadcast batch timer', flush), BATCH_WINDOW_MS);
+      }
     },
     flush,
     close() {

@@ -18,6 +18,7 @@ function member(options: { batch?: boolean; vsn?: Vsn; private?: boolean; broadc
     conn: {
       vsn: options.vsn ?? '2.0.0',
       outbound: {
+        nearness: () => 'near',
         ephemeral(key: string, data: Buffer, binary: boolean) {
           assert.ok(binary);
           const [kind, topicLength, eventLength, metaLength, encoding] = data;
