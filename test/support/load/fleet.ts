@@ -31,6 +31,16 @@ export function freeTileNear(used: Set<string>, x: number, y: number): { x: numb
   return null;
 }
 
+/**
+ * The loopback source address of bot `index`: 127.1.x.y, one of its own for each of 62,500 bots
+ * (Linux routes all of 127/8 to the loopback device). The server's per-address bounds (sign-ins,
+ * sockets, one authorisation transaction at a time) then see each bot as the player on a machine
+ * of its own that it stands for, not a thousand players behind one address.
+ */
+export function loopbackAddress(index: number): string {
+  return `127.1.${Math.floor(index / 250) % 250}.${1 + (index % 250)}`;
+}
+
 /** A fleet of bots on one server; see the module comment. */
 export class Fleet implements BotWorld {
   readonly bots: Bot[] = [];
@@ -59,9 +69,12 @@ export class Fleet implements BotWorld {
     return freeTileNear(this.used, x, y);
   }
 
-  /** Adds a signed-in bot following `plan` and enters it into the world; resolves once its socket is open. */
+  /**
+   * Adds a signed-in bot following `plan` and enters it into the world from its own source
+   * address ({@link loopbackAddress} of its index); resolves once its socket is open.
+   */
   async add(identity: BotIdentity, plan: BotPlan): Promise<Bot> {
-    const bot = new Bot(this, identity, plan);
+    const bot = new Bot(this, identity, plan, loopbackAddress(plan.index));
     this.index.set(identity.address, plan.index);
     this.bots.push(bot);
     this.run();

@@ -28,6 +28,8 @@ export interface RestTarget {
   url: string;
   anonKey: string;
   figures: LoadFigures;
+  /** The loopback source address the requests come from (see loopbackAddress in fleet.ts); the system's choice when absent. */
+  localAddress?: string;
 }
 
 /** The URL postgrest-js builds for `table` with `query`. */
@@ -73,10 +75,14 @@ const FETCH_HEADERS = { accept: '*/*', 'accept-language': '*', 'sec-fetch-mode':
  */
 const agent = new Agent({ keepAlive: true, maxSockets: 512, maxFreeSockets: 512 });
 
-/** One request over node:http: status and body, or the error; `reused` says whether the socket served a request before. */
-function send(url: string, method: string, headers: Record<string, string>, body: string | undefined): Promise<RestAnswer & { reused: boolean }> {
+/**
+ * One request over node:http from `localAddress` (when given): status and body, or the error;
+ * `reused` says whether the socket served a request before. The agent keeps connections apart by
+ * source address, so each bot's requests come from its own.
+ */
+export function send(url: string, method: string, headers: Record<string, string>, body: string | undefined, localAddress?: string): Promise<RestAnswer & { reused: boolean }> {
   return new Promise((resolve, reject) => {
-    const req = request(url, { method, headers: body === undefined ? headers : { ...headers, 'content-length': String(Buffer.byteLength(body)) }, agent }, (res) => {
+    const req = request(url, { method, headers: body === undefined ? headers : { ...headers, 'content-length': String(Buffer.byteLength(body)) }, agent, localAddress }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (chunk: Buffer) => chunks.push(chunk));
       res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString(), reused: req.reusedSocket }));
@@ -100,7 +106,7 @@ export async function restRequest(target: RestTarget, token: string, table: stri
   const headers = { ...restHeaders(target.anonKey, token, call), ...FETCH_HEADERS };
   for (let attempt = 1; ; attempt++) {
     try {
-      const answer = await send(url, method, headers, call.body);
+      const answer = await send(url, method, headers, call.body, target.localAddress);
       if (figures.recording) figures.bytes += Buffer.byteLength(answer.text);
       if (answer.status >= 400) figures.refuse(`rest ${answer.status} ${table} ${refusalOf(answer.text)}`);
       return answer;
