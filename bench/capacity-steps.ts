@@ -106,7 +106,7 @@ export interface RampOptions {
   onStep(figures: StepFigures): void;
 }
 
-/** The sum of a counter's samples over its labels (`name{...} value` and `name value`). */
+/** The sum of a metric's samples over its labels (`name{...} value` and `name value`), those with `label` only when given. */
 function counterTotal(samples: Scrape, name: string, label?: string): number {
   let total = 0;
   for (const [key, value] of samples) {
@@ -205,7 +205,7 @@ async function measureStep(shape: Shape, fleet: Fleet, server: TestServer, place
     server_cpu_cores: round(cpu / seconds, 2),
     server_cpu_ms_per_player_s: round((cpu * 1000) / (players * seconds), 3),
     server_pss_mb: Math.round(await serverPss(server)),
-    loop_delay_p99_ms: round((metricsAfter.get('nodejs_eventloop_lag_p99_seconds') ?? NaN) * 1000, 1),
+    loop_delay_p99_ms: round(counterTotal(metricsAfter, 'nodejs_eventloop_lag_p99_seconds') * 1000, 1),
     shed_broadcasts: shed(),
     shed_by_kind: { near: shed('kind="near"'), far: shed('kind="far"') },
     disconnects: figures.disconnects,

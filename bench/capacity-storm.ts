@@ -85,11 +85,13 @@ export async function runStorm(players: number, layout: Shape, arrivalSeconds: n
     const cpuAfter = await serverCpu(server);
     const metricsAfter = await scrape(server);
     fleet.figures.recording = false;
+    // Why some never got in, where the server says so: its log, on stderr with the progress.
+    if (inAt.length < players) console.error(`capacity storm: server log (last 40 lines):\n${server.output().split('\n').slice(-40).join('\n')}`);
     const elapsed = (Date.now() - started) / 1000;
     const sorted = [...inAt].sort((a, b) => a - b);
     const at = (p: number) => sorted[Math.min(sorted.length - 1, Math.floor(p * players))] ?? NaN;
     const refusals = Object.fromEntries(fleet.figures.refusals);
-    const authorizations = (samples: Map<string, number>) => samples.get('tessera_realtime_join_authorizations_total{answered_by="database"}') ?? 0;
+    const authorizations = (samples: Map<string, number>) => [...samples].reduce((sum, [key, value]) => sum + (key.startsWith('tessera_realtime_join_authorizations_total{') && key.includes('answered_by="database"') ? value : 0), 0);
     return {
       players,
       layout,

@@ -307,6 +307,12 @@ async function runCalibration(): Promise<void> {
   });
 }
 
+/** `--name N` as a number, or null. */
+function numberArgument(name: string): number | null {
+  const at = process.argv.indexOf(name);
+  return at > 0 ? Number(process.argv[at + 1]) : null;
+}
+
 /** Runs of each ramp whose medians are printed. */
 const STEP_RUNS = pick(3, 1);
 /** Players at each step of each shape's ramp. */
@@ -320,7 +326,8 @@ const STEP_HOLD_S = pick(20, 8);
 const SHAPES = (process.argv.find((arg) => arg.startsWith('--shape='))?.slice('--shape='.length) ?? 'screen,spread,mixed').split(',') as Shape[];
 /** Arrivals per second in the ramps: bench:crowd's rate (each bot comes from an address of its own, so their joins are checked side by side). */
 const STEP_ARRIVALS_PER_SECOND = 50;
-const STORM_PLAYERS = 1000;
+/** Players of the storm (`--storm-players N`; 1,000 by default). */
+const STORM_PLAYERS = numberArgument('--storm-players') ?? 1000;
 const STORM_ARRIVAL_S = 10;
 const STORM_WAIT_S = 120;
 
@@ -394,11 +401,6 @@ async function runStorms(): Promise<void> {
   printRow({ bench: 'capacity', case: 'storm', ...middle, all_in_s: Number.isFinite(median(allIn)) ? median(allIn) : null, refused: median(runs.map((run) => run.refused)), runs: runs.length });
 }
 
-/** `--name N` as a number, or null. */
-function numberArgument(name: string): number | null {
-  const at = process.argv.indexOf(name);
-  return at > 0 ? Number(process.argv[at + 1]) : null;
-}
 
 printHeader('capacity', {
   warmups: 0, runs: STEP_RUNS, cases: CASES, ramp_step: RAMP_STEP, ramp_max: RAMP_MAX, hold_s: RAMP_HOLD_S, calibration_players: CALIBRATION_PLAYERS,

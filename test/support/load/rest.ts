@@ -69,11 +69,12 @@ export interface RestAnswer {
 const FETCH_HEADERS = { accept: '*/*', 'accept-language': '*', 'sec-fetch-mode': 'cors', 'user-agent': 'node', 'accept-encoding': 'gzip, deflate' };
 
 /**
- * Connections kept open between requests, as a browser keeps them, at most 512 at once for the
- * whole process (more requests wait for one): a burst of thousands of bots never opens thousands
- * of connections at once.
+ * Connections kept open between requests, as a browser keeps them: at most 6 at once per source
+ * address (a browser's HTTP/1.1 limit per site; each bot has an address of its own) and 2,048
+ * for the whole process (more requests wait for one), so a burst of thousands of bots never
+ * opens tens of thousands of connections at once.
  */
-const agent = new Agent({ keepAlive: true, maxSockets: 512, maxFreeSockets: 512 });
+const agent = new Agent({ keepAlive: true, maxSockets: 6, maxFreeSockets: 2, maxTotalSockets: 2048 });
 
 /**
  * One request over node:http from `localAddress` (when given): status and body, or the error;
