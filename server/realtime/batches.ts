@@ -14,7 +14,10 @@
  * several batches. Stored messages (with `meta`) and binary payloads are never batched. A
  * window that cannot be encoded is dropped and logged; it never reaches the timer's caller.
  * While the server is behind, members are sent far topics' windows, then near ones, less often
- * (thinning.ts); the events a member is not sent count as shed.
+ * (thinning.ts): a thinned member is sent, one window in THIN_EVERY, the newest broadcast of each
+ * stream since it was last sent, and the older ones it was not sent count as shed. (When thinning
+ * ends, what was kept for thinned members and not yet sent is dropped: at most THIN_EVERY - 1
+ * windows of broadcasts that newer ones replace.)
  */
 import { audience, type Channel } from './channel.js';
 import { errorMessage, guarded } from './guard.js';
@@ -92,29 +95,52 @@ export interface BroadcastBatches {
   close(): void;
 }
 
-/** Batches for the members in `topics` (the joined channels of each topic). */
-export function createBroadcastBatches(topics: ReadonlyMap<string, Set<Channel>>): BroadcastBatches {
+/** Batches for the members in `topics` (the joined channels of each topic), thinned by `thinning` while the server is behind. */
+export function createBroadcastBatches(
+  topics: ReadonlyMap<string, Set<Channel>>,
+  thinning: Pick<Thinning, 'windowEnded' | 'thinned' | 'keptWindow'> = new Thinning(),
+): BroadcastBatches {
   const pending = new Map<string, PendingTopic>();
+  /** While members are thinned: each topic's newest broadcast per stream since they were last sent, and how many were gathered. */
+  const held = new Map<string, PendingTopic & { gathered: number }>();
   let timer: NodeJS.Timeout | null = null;
   /** When the window's timer is due (performance.now()). */
   let dueAt = 0;
-  const thinning = new Thinning();
 
-  /** Sends one topic's window to its batch-taking members. */
-  function sendWindow({ topic, isPrivate, items }: PendingTopic): void {
-    const gathered = [...items.values()];
-    let shared: Buffer[] | null = null;
+  function arm(): void {
+    dueAt = performance.now() + BATCH_WINDOW_MS;
+    timer = setTimeout(guarded('the broadcast batch timer', flush), BATCH_WINDOW_MS);
+  }
+
+  /** Adds a window's broadcasts to what thinned members will be sent, the newest per stream. */
+  function hold(windowKey: string, window: PendingTopic): void {
+    let entry = held.get(windowKey);
+    if (!entry) held.set(windowKey, (entry = { topic: window.topic, isPrivate: window.isPrivate, items: new Map(), gathered: 0 }));
+    for (const [key, item] of window.items) {
+      entry.items.delete(key);
+      entry.items.set(key, item);
+    }
+    entry.gathered += window.items.size;
+  }
+
+  /**
+   * Sends one topic's window to its batch-taking members: `current` to those on time, `kept` (when
+   * this window sends it) to the thinned ones, counting what they were not sent as shed.
+   */
+  function sendWindow(topic: string, isPrivate: boolean, current: Gathered[], kept: (PendingTopic & { gathered: number }) | null): void {
+    const keptItems = kept ? [...kept.items.values()] : [];
+    const shared = new Map<Gathered[], Buffer[]>();
     for (const member of audience(topics.get(topic), isPrivate, 'broadcast')) {
       if (!takesBatches(member)) continue;
       const kind = member.conn.outbound.nearness(topic);
-      if (!thinning.sends(kind)) {
-        countShed(kind, gathered.length);
-        continue;
-      }
-      const own = gathered.some((item) => item.skip === member);
+      const thinned = thinning.thinned(kind);
+      if (thinned && !kept) continue;
+      if (thinned) countShed(kind, kept!.gathered - keptItems.length);
+      const gathered = thinned ? keptItems : current;
+      if (gathered.length === 0) continue;
       let messages: Buffer[];
-      if (own) messages = encodeBatches(topic, gathered.filter((item) => item.skip !== member));
-      else messages = shared ??= encodeBatches(topic, gathered);
+      if (gathered.some((item) => item.skip === member)) messages = encodeBatches(topic, gathered.filter((item) => item.skip !== member));
+      else if (!(messages = shared.get(gathered)!)) shared.set(gathered, (messages = encodeBatches(topic, gathered)));
       for (let i = 0; i < messages.length; i++) member.conn.outbound.ephemeral(`${topic}\0${BATCH_EVENT}\0${i}`, messages[i]!, true, topic);
     }
   }
@@ -125,16 +151,24 @@ export function createBroadcastBatches(topics: ReadonlyMap<string, Set<Channel>>
       thinning.windowEnded(performance.now() - dueAt);
     }
     timer = null;
-    const windows = [...pending.values()];
-    pending.clear();
+    // Far topics are thinned first: while they are not, nobody is.
+    if (thinning.thinned('far')) for (const [windowKey, window] of pending) hold(windowKey, window);
+    else held.clear();
+    const sendKept = thinning.keptWindow();
+    const windowKeys = new Set([...pending.keys(), ...(sendKept ? held.keys() : [])]);
     // Each topic on its own: a window that cannot be sent is dropped (and logged), the others go out.
-    for (const window of windows) {
+    for (const windowKey of windowKeys) {
+      const window = pending.get(windowKey) ?? held.get(windowKey)!;
       try {
-        sendWindow(window);
+        sendWindow(window.topic, window.isPrivate, [...(pending.get(windowKey)?.items.values() ?? [])], sendKept ? held.get(windowKey) ?? null : null);
       } catch (error) {
         log.error(`realtime: the batch of ${window.topic} was dropped: ${errorMessage(error)}`);
       }
     }
+    pending.clear();
+    if (sendKept) held.clear();
+    // What thinned members are kept goes out on a later window even if nothing more is broadcast.
+    if (held.size > 0) arm();
   }
 
   return {
@@ -147,16 +181,14 @@ export function createBroadcastBatches(topics: ReadonlyMap<string, Set<Channel>>
       // Deleted first, so a replaced stream moves to the end: the batch keeps the order of the newest messages.
       window.items.delete(key);
       window.items.set(key, { json: `{"event":${JSON.stringify(item.event)},"payload":${JSON.stringify(item.payload ?? {})}}`, skip });
-      if (!timer) {
-        dueAt = performance.now() + BATCH_WINDOW_MS;
-        timer = setTimeout(guarded('the broadcast batch timer', flush), BATCH_WINDOW_MS);
-      }
+      if (!timer) arm();
     },
     flush,
     close() {
       if (timer) clearTimeout(timer);
       timer = null;
       pending.clear();
+      held.clear();
     },
   };
 }

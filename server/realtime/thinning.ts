@@ -3,9 +3,9 @@
  * timer (batches.ts) is due every BATCH_WINDOW_MS; how late it fires is how far the event loop
  * is behind. Past {@link THIN_FAR_LATE_MS} of lateness (averaged over windows) a member is sent
  * the batches of topics far from it (see Nearness in wire.ts) only every {@link THIN_EVERY}th
- * window; past {@link THIN_NEAR_LATE_MS} the near ones too. A sender's newer pose replaces the
- * older one anyway, so a thinned member hears each walker less often, not later; the writes the
- * server saves are what lets it catch up. Stored messages (the world's blocks) and postgres_changes
+ * window; past {@link THIN_NEAR_LATE_MS} the near ones too. It is then sent the newest pose of
+ * each sender since it was last sent, so a thinned member hears each walker less often, never
+ * loses one; the writes the server saves are what lets it catch up. Stored messages (the world's blocks) and postgres_changes
  * (chat) never travel in batches, so they are never thinned.
  */
 import type { Nearness } from './wire.js';
@@ -35,9 +35,18 @@ export class Thinning {
     return this.lateMs;
   }
 
+  /** Whether members to which a topic is `kind` are thinned now. */
+  thinned(kind: Nearness): boolean {
+    return this.lateMs >= (kind === 'near' ? THIN_NEAR_LATE_MS : THIN_FAR_LATE_MS);
+  }
+
+  /** Whether this window sends thinned members what was kept for them (one window in THIN_EVERY). */
+  keptWindow(): boolean {
+    return this.window % THIN_EVERY === 0;
+  }
+
   /** Whether a member to which the topic is `kind` is sent this window's batch. */
   sends(kind: Nearness): boolean {
-    const limit = kind === 'near' ? THIN_NEAR_LATE_MS : THIN_FAR_LATE_MS;
-    return this.lateMs < limit || this.window % THIN_EVERY === 0;
+    return !this.thinned(kind) || this.keptWindow();
   }
 }
