@@ -5,6 +5,7 @@
  * every bot is in the world with a complete view (signed in, every channel joined, every chunk
  * of its view read, the players around read), and what the server refused meanwhile.
  */
+import { readFileSync } from 'node:fs';
 import { makeDataDir, removeDataDir } from '../test/support/harness.js';
 import type { Bot } from '../test/support/load/bot.js';
 import { Fleet, loopbackAddress } from '../test/support/load/fleet.js';
@@ -34,6 +35,19 @@ export interface StormFigures {
   server_cpu_cores: number;
   join_authorizations: number;
   disconnects: number;
+  /** Handshakes the kernel dropped for a full accept queue meanwhile, on every listener of the machine (TcpExt ListenOverflows). */
+  listen_overflows: number;
+}
+
+/** The machine's count of connections dropped for a full accept queue (TcpExt ListenOverflows in /proc/net/netstat); NaN where unreadable. */
+function listenOverflows(): number {
+  try {
+    const lines = readFileSync('/proc/net/netstat', 'utf8').split('\n').filter((line) => line.startsWith('TcpExt:'));
+    const names = lines[0]!.split(' ');
+    return Number(lines[1]!.split(' ')[names.indexOf('ListenOverflows')]);
+  } catch {
+    return NaN;
+  }
 }
 
 /** Refusals that would mean a rule meant for one player hit a crowd: movement, or a rate. */
@@ -54,6 +68,7 @@ export async function runStorm(players: number, layout: Shape, arrivalSeconds: n
   try {
     const metricsBefore = await scrape(server);
     const cpuBefore = await serverCpu(server);
+    const overflowsBefore = listenOverflows();
     fleet.figures.recording = true;
     const started = Date.now();
     const entering: Bot[] = [];
@@ -65,8 +80,9 @@ export async function runStorm(players: number, layout: Shape, arrivalSeconds: n
           const bot = await fleet.add(identity, placements[i]!.plan);
           bot.walkFrom = Date.now();
           entering.push(bot);
-        } catch {
+        } catch (error) {
           signInFailed++;
+          fleet.figures.refuse(`enter ${(error as Error).message.replace(/^sign-in of \S+/, 'sign-in').replace(/-?\d+/g, 'N').slice(0, 120)}`);
         }
       })());
       await sleep(started + ((i + 1) * arrivalSeconds * 1000) / players - Date.now());
@@ -106,6 +122,7 @@ export async function runStorm(players: number, layout: Shape, arrivalSeconds: n
       server_cpu_cores: round((cpuAfter.all - cpuBefore.all) / elapsed, 2),
       join_authorizations: authorizations(metricsAfter) - authorizations(metricsBefore),
       disconnects: fleet.figures.disconnects,
+      listen_overflows: listenOverflows() - overflowsBefore,
     };
   } finally {
     fleet.figures.recording = false;

@@ -173,11 +173,19 @@ function urlHost(host: string | undefined): string {
   return isIP(host) === 6 ? `[${host}]` : host;
 }
 
+/**
+ * Connections the kernel holds for the server until it accepts them (capped by the system's
+ * `net.core.somaxconn`). Node's default, 511, overflows when a world's players all come back at
+ * once (a restart: each opens a socket and a few REST connections) while the server is busy:
+ * the kernel then drops their handshakes, and clients wait for retransmissions or are reset.
+ */
+const LISTEN_BACKLOG = 4096;
+
 /** Listens on `port` (0 picks a free one) and resolves with the port listened on. */
 async function listen(server: Server, port: number, host: string | undefined): Promise<number> {
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(port, host, () => resolve());
+    server.listen({ port, host, backlog: LISTEN_BACKLOG }, () => resolve());
   });
   return (server.address() as AddressInfo).port;
 }
