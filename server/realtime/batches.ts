@@ -95,6 +95,49 @@ export interface BroadcastBatches {
   close(): void;
 }
 
+/** A topic's broadcasts kept for thinned members since they were last sent, and how many were gathered meanwhile. */
+type KeptTopic = PendingTopic & { gathered: number };
+
+/** Adds a window's broadcasts to what `held` keeps for thinned members, the newest per stream. */
+function hold(held: Map<string, KeptTopic>, windowKey: string, window: PendingTopic): void {
+  let entry = held.get(windowKey);
+  if (!entry) held.set(windowKey, (entry = { topic: window.topic, isPrivate: window.isPrivate, items: new Map(), gathered: 0 }));
+  for (const [key, item] of window.items) {
+    entry.items.delete(key);
+    entry.items.set(key, item);
+  }
+  entry.gathered += window.items.size;
+}
+
+/**
+ * Sends one topic's window to the batch-taking members in `topics`: `current` to those on time, `kept` (when
+ * this window sends it) to the thinned ones, counting what they were not sent as shed.
+ */
+function sendWindow(
+  topics: ReadonlyMap<string, Set<Channel>>,
+  thinning: Pick<Thinning, 'thinned'>,
+  topic: string,
+  isPrivate: boolean,
+  current: Gathered[],
+  kept: KeptTopic | null,
+): void {
+  const keptItems = kept ? [...kept.items.values()] : [];
+  const shared = new Map<Gathered[], Buffer[]>();
+  for (const member of audience(topics.get(topic), isPrivate, 'broadcast')) {
+    if (!takesBatches(member)) continue;
+    const kind = member.conn.outbound.nearness(topic);
+    const thinned = thinning.thinned(kind);
+    if (thinned && !kept) continue;
+    if (thinned) countShed(kind, kept!.gathered - keptItems.length);
+    const gathered = thinned ? keptItems : current;
+    if (gathered.length === 0) continue;
+    let messages: Buffer[];
+    if (gathered.some((item) => item.skip === member)) messages = encodeBatches(topic, gathered.filter((item) => item.skip !== member));
+    else if (!(messages = shared.get(gathered)!)) shared.set(gathered, (messages = encodeBatches(topic, gathered)));
+    for (let i = 0; i < messages.length; i++) member.conn.outbound.ephemeral(`${topic}\0${BATCH_EVENT}\0${i}`, messages[i]!, true, topic);
+  }
+}
+
 /** Batches for the members in `topics` (the joined channels of each topic), thinned by `thinning` while the server is behind. */
 export function createBroadcastBatches(
   topics: ReadonlyMap<string, Set<Channel>>,
@@ -102,7 +145,7 @@ export function createBroadcastBatches(
 ): BroadcastBatches {
   const pending = new Map<string, PendingTopic>();
   /** While members are thinned: each topic's newest broadcast per stream since they were last sent, and how many were gathered. */
-  const held = new Map<string, PendingTopic & { gathered: number }>();
+  const held = new Map<string, KeptTopic>();
   let timer: NodeJS.Timeout | null = null;
   /** When the window's timer is due (performance.now()). */
   let dueAt = 0;
@@ -112,39 +155,6 @@ export function createBroadcastBatches(
     timer = setTimeout(guarded('the broadcast batch timer', flush), BATCH_WINDOW_MS);
   }
 
-  /** Adds a window's broadcasts to what thinned members will be sent, the newest per stream. */
-  function hold(windowKey: string, window: PendingTopic): void {
-    let entry = held.get(windowKey);
-    if (!entry) held.set(windowKey, (entry = { topic: window.topic, isPrivate: window.isPrivate, items: new Map(), gathered: 0 }));
-    for (const [key, item] of window.items) {
-      entry.items.delete(key);
-      entry.items.set(key, item);
-    }
-    entry.gathered += window.items.size;
-  }
-
-  /**
-   * Sends one topic's window to its batch-taking members: `current` to those on time, `kept` (when
-   * this window sends it) to the thinned ones, counting what they were not sent as shed.
-   */
-  function sendWindow(topic: string, isPrivate: boolean, current: Gathered[], kept: (PendingTopic & { gathered: number }) | null): void {
-    const keptItems = kept ? [...kept.items.values()] : [];
-    const shared = new Map<Gathered[], Buffer[]>();
-    for (const member of audience(topics.get(topic), isPrivate, 'broadcast')) {
-      if (!takesBatches(member)) continue;
-      const kind = member.conn.outbound.nearness(topic);
-      const thinned = thinning.thinned(kind);
-      if (thinned && !kept) continue;
-      if (thinned) countShed(kind, kept!.gathered - keptItems.length);
-      const gathered = thinned ? keptItems : current;
-      if (gathered.length === 0) continue;
-      let messages: Buffer[];
-      if (gathered.some((item) => item.skip === member)) messages = encodeBatches(topic, gathered.filter((item) => item.skip !== member));
-      else if (!(messages = shared.get(gathered)!)) shared.set(gathered, (messages = encodeBatches(topic, gathered)));
-      for (let i = 0; i < messages.length; i++) member.conn.outbound.ephemeral(`${topic}\0${BATCH_EVENT}\0${i}`, messages[i]!, true, topic);
-    }
-  }
-
   function flush(): void {
     if (timer) {
       clearTimeout(timer);
@@ -152,7 +162,7 @@ export function createBroadcastBatches(
     }
     timer = null;
     // Far topics are thinned first: while they are not, nobody is.
-    if (thinning.thinned('far')) for (const [windowKey, window] of pending) hold(windowKey, window);
+    if (thinning.thinned('far')) for (const [windowKey, window] of pending) hold(held, windowKey, window);
     else held.clear();
     const sendKept = thinning.keptWindow();
     const windowKeys = new Set([...pending.keys(), ...(sendKept ? held.keys() : [])]);
@@ -160,7 +170,7 @@ export function createBroadcastBatches(
     for (const windowKey of windowKeys) {
       const window = pending.get(windowKey) ?? held.get(windowKey)!;
       try {
-        sendWindow(window.topic, window.isPrivate, [...(pending.get(windowKey)?.items.values() ?? [])], sendKept ? held.get(windowKey) ?? null : null);
+        sendWindow(topics, thinning, window.topic, window.isPrivate, [...(pending.get(windowKey)?.items.values() ?? [])], sendKept ? held.get(windowKey) ?? null : null);
       } catch (error) {
         log.error(`realtime: the batch of ${window.topic} was dropped: ${errorMessage(error)}`);
       }

@@ -44,9 +44,4 @@ export class Thinning {
   keptWindow(): boolean {
     return this.window % THIN_EVERY === 0;
   }
-
-  /** Whether a member to which the topic is `kind` is sent this window's batch. */
-  sends(kind: Nearness): boolean {
-    return !this.thinned(kind) || this.keptWindow();
-  }
 }
