@@ -13,33 +13,33 @@
  *   one in twenty chatting every 30 s), driven once by headless players and once by bots, each on
  *   a server of its own: server CPU (Node and PostgreSQL) and bytes the server sent (websocket
  *   messages and REST answer bodies) per player, and their ratios bots / headless.
+ * - "step" and "shedding": players added in steps in three shapes (bench/capacity-steps.ts) until
+ *   a goal breaks, each step's figures, and per shape the first step past a goal.
+ * - "degradation": the screen at twice its shedding point: what the server shed, by kind, and
+ *   whether anyone was disconnected or missed a block.
+ * - "storm": 1,000 players signing in and entering within 10 s (bench/capacity-storm.ts).
  *
- * - "crowd": 250 bots (`--players=N`) in one 800x600 screen around spawn (one in ten building every 3 s), walking
- *   for a measured span: pose p50/p99, how often each walker is heard by each other bot (its
- *   poses heard over the listeners, p10 of the walkers), block p99, the REST p99 of a bystander
- *   reading blocks around spawn in a process of its own (bench/bystander.ts), the server's CPU
- *   (its cores and its Node process's milliseconds per player-second) and disconnects, with
- *   `goals_met` against the crowd's goals.
- *
- * `--quick` runs smaller, shorter cases; `--case=load,calibration,crowd` picks cases (load and
- * calibration by default).
+ * `--quick` runs smaller, shorter cases, once (full runs take medians of 3);
+ * `--case=load,calibration,step,degradation,storm` picks cases, `--shape=screen,spread,mixed` the
+ * ramps' shapes; `--degradation-players N` sets the
+ * degradation case's crowd when the step case does not run before it.
  */
-import { spawn } from 'node:child_process';
-import { cpus, setPriority } from 'node:os';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import WebSocket from 'ws';
-import { createTestWallet, makeDataDir, removeDataDir, signInPlayer, startTestServer, type TestServer } from '../test/support/harness.js';
+import { createTestWallet, makeDataDir, removeDataDir, signInPlayer, type TestServer } from '../test/support/harness.js';
 import { startHeadlessPlayer, type HeadlessPlayer } from '../test/support/headless-player.js';
 import type { BotPlan } from '../test/support/load/bot.js';
-import { Fleet, freeTileNear } from '../test/support/load/fleet.js';
+import { Fleet, freeTileNear, loopbackAddress } from '../test/support/load/fleet.js';
 import { createBotKeys, signInBot, type BotIdentity } from '../test/support/load/sign-in.js';
 import { stepWalker, type Box, type Walking } from '../test/support/load/walker.js';
 import { sleep, waitFor } from '../test/support/wait.js';
-import { cpuSeconds, pin, serverPids } from './processes.js';
+import { inBatches, pinnedServer, prioritise, serverCpu } from './capacity-support.js';
 import { seedPresence } from './seed.js';
-import { percentile, pick, printHeader, printRow, round } from './stats.js';
+import { runRamp, brokenGoals, type Shape, type StepFigures } from './capacity-steps.js';
+import { runStorm } from './capacity-storm.js';
+import { median, pick, printHeader, printRow, round } from './stats.js';
 
-const CASES = (process.argv.find((arg) => arg.startsWith('--case='))?.slice('--case='.length) ?? 'load,calibration').split(',');
+const CASES = (process.argv.find((arg) => arg.startsWith('--case='))?.slice('--case='.length) ?? 'load,calibration,step,degradation,storm').split(',');
 /** Bots added per ramp step, the most tried, and the seconds each step is measured. */
 const RAMP_STEP = pick(500, 250);
 const RAMP_MAX = pick(3000, 1000);
@@ -55,53 +55,6 @@ const CALIBRATION_PLAYERS = 200;
 const CALIBRATION_SECONDS = pick(20, 10);
 const WALK_WARMUP_MS = 2000;
 const SCREEN: Box = { left: -380, top: -280, right: 380, bottom: 280 };
-
-/** Players in the crowd (`--players=N`; 250 by default). */
-const CROWD_PLAYERS = Number(process.argv.find((arg) => arg.startsWith('--players='))?.slice('--players='.length) ?? 250);
-const CROWD_SECONDS = pick(20, 10);
-/** Crowd players entering per second (`--arrivals=N`): lower it on a busy machine, where the server answers fewer joins in time. */
-const CROWD_ARRIVALS_PER_SECOND = Number(process.argv.find((arg) => arg.startsWith('--arrivals='))?.slice('--arrivals='.length) ?? ARRIVALS_PER_SECOND);
-/** The crowd's goals: server cores, pose/block/REST p99 (ms), each walker heard this often (per s). */
-const CROWD_GOALS = { server_cpu_cores: 0.45, pose_p99_ms: 100, block_p99_ms: 150, rest_p99_ms: 50, heard_per_s_p10: 1 };
-
-/** CPU seconds of the server's Node process and of all its processes (PostgreSQL's too). */
-async function serverCpu(server: TestServer): Promise<{ node: number; all: number }> {
-  const pids = await serverPids(server);
-  return { node: cpuSeconds(pids[0]!), all: pids.reduce((sum, pid) => sum + cpuSeconds(pid), 0) };
-}
-
-/**
- * Raises this process's priority (where allowed) so that on its core it runs before other work of
- * the machine: the load's loop delay then measures its own bots, not its neighbours. True if it could.
- */
-function prioritise(): boolean {
-  try {
-    setPriority(process.pid, -10);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-/** Starts a server on `dataDir` pinned to core 0, with this process on core 1; `pinned` says whether it could. */
-async function pinnedServer(dataDir: string, env: Record<string, string> = {}): Promise<{ server: TestServer; pinned: boolean }> {
-  const server = await startTestServer(dataDir, env);
-  const pinned = cpus().length >= 2 && (await serverPids(server)).every((pid) => pin(pid, '0')) && pin(process.pid, '1');
-  return { server, pinned };
-}
-
-/** Runs `work` over `items`, at most `limit` at once. */
-async function inBatches<T, R>(items: readonly T[], limit: number, work: (item: T, index: number) => Promise<R>): Promise<R[]> {
-  const results: R[] = new Array(items.length);
-  let next = 0;
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, async () => {
-    while (next < items.length) {
-      const index = next++;
-      results[index] = await work(items[index]!, index);
-    }
-  }));
-  return results;
-}
 
 /** The load case's plan for bot `index`: its group's box, a start inside it, one in ten building. */
 function spreadPlan(index: number, total: number): BotPlan {
@@ -167,7 +120,7 @@ async function runLoad(): Promise<void> {
   const steps: RampStep[] = [];
   try {
     const signing = Date.now();
-    const identities = await inBatches(keys, 16, (key) => signInBot(server, key));
+    const identities = await inBatches(keys, 16, (key, i) => signInBot(server, key, loopbackAddress(i)));
     const signInSeconds = (Date.now() - signing) / 1000;
     fleet.figures.recording = true;
     for (let to = RAMP_STEP; to <= RAMP_MAX; to += RAMP_STEP) {
@@ -320,7 +273,7 @@ function headlessActions(entry: { headless: HeadlessPlayer; plan: BotPlan; place
 /** The bot side of the calibration. */
 async function driveBots(server: TestServer, plans: BotPlan[], keys: ReturnType<typeof createBotKeys>) {
   const fleet = new Fleet(server.url, server.anonKey, plans.length);
-  const identities = await inBatches(keys, 16, (key) => signInBot(server, key));
+  const identities = await inBatches(keys, 16, (key, i) => signInBot(server, key, loopbackAddress(i)));
   for (const [i, identity] of identities.entries()) {
     void fleet.add(identity, plans[i]!);
     await sleep(1000 / ARRIVALS_PER_SECOND);
@@ -354,92 +307,112 @@ async function runCalibration(): Promise<void> {
   });
 }
 
-/** A bystander in a process of its own on the load's core, signed in; `start` runs its reads for `seconds` and resolves to their round trips (ms). */
-async function startBystander(server: TestServer, seconds: number): Promise<{ start(): Promise<number[]> }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'bench/bystander.ts', server.url, server.anonKey, String(seconds)], { stdio: ['pipe', 'pipe', 'inherit'] });
-  pin(child.pid!, '1');
-  let output = '';
-  const exited = new Promise<number[]>((resolve, reject) =>
-    child.once('exit', (code) => (code === 0 ? resolve(JSON.parse(output.slice(output.indexOf('\n') + 1)) as number[]) : reject(new Error(`bystander exited with ${code}`)))),
-  );
-  await new Promise<void>((resolve, reject) => {
-    child.stdout!.on('data', (chunk: Buffer) => {
-      output += chunk.toString();
-      if (output.startsWith('ready\n')) resolve();
-    });
-    exited.catch(reject);
-  });
-  return {
-    start() {
-      child.stdin!.end('go\n');
-      return exited;
-    },
+/** `--name N` as a number, or null. */
+function numberArgument(name: string): number | null {
+  const at = process.argv.indexOf(name);
+  return at > 0 ? Number(process.argv[at + 1]) : null;
+}
+
+/** Runs of each ramp whose medians are printed. */
+const STEP_RUNS = pick(3, 1);
+/** Players at each step of each shape's ramp. */
+const STEPS: Record<Shape, number[]> = {
+  screen: pick([100, 200, 300, 400, 500, 600, 700, 800, 1000], [100, 200, 300, 400, 500, 600]),
+  spread: pick([250, 500, 750, 1000, 1500, 2000, 2500, 3000], [250, 500, 1000, 1500, 2000]),
+  mixed: pick([200, 400, 600, 800, 1000, 1500, 2000], [200, 400, 800, 1200, 1600]),
+};
+const STEP_HOLD_S = pick(20, 8);
+/** The shapes ramped (`--shape=screen,spread,mixed`). */
+const SHAPES = (process.argv.find((arg) => arg.startsWith('--shape='))?.slice('--shape='.length) ?? 'screen,spread,mixed').split(',') as Shape[];
+/** Arrivals per second in the ramps: bench:crowd's rate (each bot comes from an address of its own, so their joins are checked side by side). */
+const STEP_ARRIVALS_PER_SECOND = 50;
+/** Players of the storm (`--storm-players N`; 1,000 by default). */
+const STORM_PLAYERS = numberArgument('--storm-players') ?? 1000;
+const STORM_ARRIVAL_S = 10;
+const STORM_WAIT_S = 120;
+
+/** The median of each numeric figure over `runs` of one step (the runs that reached it), with the goals judged again on the medians. */
+function medianStep(shape: Shape, runs: StepFigures[]): StepFigures & { runs: number } {
+  const pickMedian = (field: keyof StepFigures) => median(runs.map((run) => run[field] as number));
+  const numeric = Object.fromEntries(Object.keys(runs[0]!).filter((key) => typeof runs[0]![key as keyof StepFigures] === 'number').map((key) => [key, pickMedian(key as keyof StepFigures)]));
+  const refusals: Record<string, number> = {};
+  for (const run of runs) for (const [kind, count] of Object.entries(run.refusals)) refusals[kind] = (refusals[kind] ?? 0) + count;
+  const figures = {
+    ...(numeric as unknown as StepFigures),
+    shed_by_kind: { near: median(runs.map((run) => run.shed_by_kind.near)), far: median(runs.map((run) => run.shed_by_kind.far)) },
+    refusals,
   };
+  const broken = brokenGoals(shape, figures);
+  return { ...figures, goals_met: broken.length === 0, goals_broken: broken, runs: runs.length };
 }
 
-/** The crowd case: see the module comment. */
-async function runCrowd(): Promise<void> {
-  const plans = Array.from({ length: CROWD_PLAYERS }, (_, i) => ({ ...screenPlan(i), name: `Crowd${String(i).padStart(4, '0')}`, chatEveryMs: 0 }));
-  const keys = createBotKeys(plans.length);
-  const dataDir = await makeDataDir();
-  await seedPresence(dataDir, plans.map((plan, i) => ({ address: keys[i]!.address, name: plan.name, ...plan.start })));
-  // Each bot's socket comes from an address of its own, through the load as a trusted proxy: the server bounds its policy checks per address.
-  const { server, pinned } = await pinnedServer(dataDir, { TRUSTED_PROXIES: '127.0.0.1' });
-  const prioritised = prioritise();
-  const fleet = new Fleet(server.url, server.anonKey, plans.length, undefined, true);
-  try {
-    const identities = await inBatches(keys, 16, (key) => signInBot(server, key));
-    for (const [i, identity] of identities.entries()) {
-      void fleet.add(identity, plans[i]!);
-      await sleep(1000 / CROWD_ARRIVALS_PER_SECOND);
+/** The step and shedding cases; returns each shape's shedding point (null where no goal broke). */
+async function runSteps(): Promise<Partial<Record<Shape, number | null>>> {
+  const shedding: Partial<Record<Shape, number | null>> = {};
+  for (const shape of SHAPES) {
+    const byPlayers = new Map<number, StepFigures[]>();
+    for (let run = 0; run < STEP_RUNS; run++) {
+      const steps = await runRamp({
+        shape, steps: STEPS[shape], holdSeconds: STEP_HOLD_S, arrivalsPerSecond: STEP_ARRIVALS_PER_SECOND, stopAtBreak: true,
+        // Progress on stderr: a ramp takes minutes, and stdout stays the JSON lines.
+        onStep: (figures) => console.error(`capacity ${shape} run ${run + 1}: ${JSON.stringify(figures)}`),
+      });
+      for (const step of steps) byPlayers.set(step.players, [...(byPlayers.get(step.players) ?? []), step]);
     }
-    // On a busy machine the server may not answer every join in time: the crowd is measured with those in, and `ready` says how many.
-    await waitFor(() => fleet.bots.length === plans.length && fleet.bots.every((bot) => bot.ready()), { timeout: 180_000, interval: 250 }).catch(() => undefined);
-    const ready = fleet.bots.filter((bot) => bot.ready()).length;
-    const bystander = await startBystander(server, CROWD_SECONDS);
-    fleet.walk(1000);
-    await sleep(WALK_WARMUP_MS);
-    const pid = server.child.pid!;
-    const reading = bystander.start();
-    fleet.figures.recording = true;
-    // Progress on stderr (stdout stays the JSON lines): what a profiler started beside the run waits for.
-    console.error(`capacity: crowd measuring, server pid ${pid}`);
-    const before = { node: cpuSeconds(pid), all: (await serverCpu(server)).all, at: performance.now() };
-    await sleep(CROWD_SECONDS * 1000);
-    const after = { node: cpuSeconds(pid), all: (await serverCpu(server)).all, at: performance.now() };
-    console.error('capacity: crowd measured');
-    fleet.figures.recording = false;
-    const rest = await reading;
-    const seconds = (after.at - before.at) / 1000;
-    const figures = fleet.figures;
-    const heard = Array.from(figures.heard, (count) => count / (plans.length - 1) / seconds);
-    const row = {
-      pose_p50_ms: figures.poseLatency.percentile(50),
-      pose_p99_ms: figures.poseLatency.percentile(99),
-      heard_per_s_p10: round(percentile(heard, 10), 2),
-      block_p99_ms: figures.blockLatency.percentile(99),
-      rest_p99_ms: round(percentile(rest, 99), 1),
-      server_cpu_cores: round((after.all - before.all) / seconds, 2),
-      server_node_cpu_cores: round((after.node - before.node) / seconds, 2),
-      server_cpu_ms_per_player_s: round(((after.node - before.node) * 1000) / seconds / plans.length, 3),
-    };
-    const goalsMet = row.server_cpu_cores <= CROWD_GOALS.server_cpu_cores && row.pose_p99_ms <= CROWD_GOALS.pose_p99_ms && row.block_p99_ms <= CROWD_GOALS.block_p99_ms
-      && row.rest_p99_ms <= CROWD_GOALS.rest_p99_ms && row.heard_per_s_p10 >= CROWD_GOALS.heard_per_s_p10 && figures.disconnects === 0 && ready === plans.length;
+    let first: (StepFigures & { runs: number }) | null = null;
+    let lastGood: number | null = null;
+    for (const players of [...byPlayers.keys()].sort((a, b) => a - b)) {
+      const step = medianStep(shape, byPlayers.get(players)!);
+      printRow({ bench: 'capacity', case: 'step', shape, seconds: STEP_HOLD_S, ...step });
+      if (!step.goals_met) first ??= step;
+      else if (!first) lastGood = players;
+    }
     printRow({
-      bench: 'capacity', case: 'crowd', shape: 'screen', players: plans.length, ready, seconds: round(seconds, 1), ...row,
-      poses_sent: figures.posesSent, placements: figures.placements, disconnects: figures.disconnects, refusals: Object.fromEntries(figures.refusals),
-      goals_met: goalsMet, pinned, prioritised,
+      bench: 'capacity', case: 'shedding', shape, players: first?.players ?? null, goal_broken: first?.goals_broken.join(', ') ?? null,
+      last_step_within_goals: lastGood, server_cpu_ms_per_player_s: first?.server_cpu_ms_per_player_s ?? null, tried_up_to: STEPS[shape].at(-1),
     });
-  } finally {
-    fleet.figures.recording = false;
-    await fleet.stop();
-    await server.stop();
-    await removeDataDir(dataDir);
+    shedding[shape] = first?.players ?? null;
   }
+  return shedding;
 }
 
-printHeader('capacity', { warmups: 0, runs: 1, cases: CASES, ramp_step: RAMP_STEP, ramp_max: RAMP_MAX, hold_s: RAMP_HOLD_S, calibration_players: CALIBRATION_PLAYERS });
+/** The degradation case: the screen at `players` (twice its shedding point), one step. */
+async function runDegradation(players: number): Promise<void> {
+  const [step] = await runRamp({
+    shape: 'screen', steps: [players], holdSeconds: STEP_HOLD_S, arrivalsPerSecond: STEP_ARRIVALS_PER_SECOND, stopAtBreak: false,
+    onStep: (figures) => console.error(`capacity degradation: ${JSON.stringify(figures)}`),
+  });
+  const { shed_broadcasts, shed_by_kind, disconnects, blocks_placed, blocks_missed, block_p99_ms, pose_p50_ms, pose_p99_ms, heard_per_s_p10, server_cpu_cores, loop_delay_p99_ms, in_world, refusals } = step!;
+  printRow({
+    bench: 'capacity', case: 'degradation', shape: 'screen', players, seconds: STEP_HOLD_S, in_world, shed_broadcasts, shed_by_kind, disconnects, blocks_placed, blocks_missed, block_p99_ms,
+    pose_p50_ms, pose_p99_ms, heard_per_s_p10, server_cpu_cores, loop_delay_p99_ms, refusals,
+  });
+}
+
+/** The storm case: medians of the runs. */
+async function runStorms(): Promise<void> {
+  const runs = [];
+  for (let run = 0; run < STEP_RUNS; run++) {
+    runs.push(await runStorm(STORM_PLAYERS, 'spread', STORM_ARRIVAL_S, STORM_WAIT_S));
+    console.error(`capacity storm run ${run + 1}: ${JSON.stringify(runs.at(-1))}`);
+  }
+  const allIn = runs.map((run) => run.all_in_s ?? Infinity);
+  const middle = runs[allIn.indexOf(median(allIn))]!;
+  printRow({ bench: 'capacity', case: 'storm', ...middle, all_in_s: Number.isFinite(median(allIn)) ? median(allIn) : null, refused: median(runs.map((run) => run.refused)), runs: runs.length });
+}
+
+
+printHeader('capacity', {
+  warmups: 0, runs: STEP_RUNS, cases: CASES, ramp_step: RAMP_STEP, ramp_max: RAMP_MAX, hold_s: RAMP_HOLD_S, calibration_players: CALIBRATION_PLAYERS,
+  steps: STEPS, step_hold_s: STEP_HOLD_S, storm_players: STORM_PLAYERS,
+});
 if (CASES.includes('load')) await runLoad();
 if (CASES.includes('calibration')) await runCalibration();
-if (CASES.includes('crowd')) await runCrowd();
+const shedding = CASES.includes('step') ? await runSteps() : null;
+if (CASES.includes('degradation')) {
+  const players = numberArgument('--degradation-players') ?? (shedding?.screen ? 2 * shedding.screen : null);
+  if (players === null) printRow({ bench: 'capacity', case: 'degradation', skipped: 'no shedding point of the screen to double: run the step case before it or pass --degradation-players N' });
+  else await runDegradation(players);
+}
+if (CASES.includes('storm')) await runStorms();
 process.exit(0);

@@ -14,8 +14,7 @@
  * Players are placed by writing their presence rows before the server starts (bench/seed.ts).
  * `--quick` runs smaller, shorter cases; `--players N` and `--spread N` set the crowd sizes.
  */
-import { spawn } from 'node:child_process';
-import { cpus, setPriority } from 'node:os';
+import { cpus } from 'node:os';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { isWaterTile, WORLD_SEED } from '../components/terrain.js';
 import { REGION_PX, tileOfPixel } from '../protocol/geometry.js';
@@ -23,6 +22,7 @@ import { walkVelocity } from '../protocol/movement.js';
 import { PRESENCE_HEARTBEAT_MS, SPAWN_RADIUS } from '../protocol/rules.js';
 import { createTestWallet, makeDataDir, removeDataDir, signInPlayer, startTestServer, type TestPlayer, type TestServer } from '../test/support/harness.js';
 import { startHeadlessPlayer, type HeadlessPlayer } from '../test/support/headless-player.js';
+import { startBystander } from './bystander-process.js';
 import { cpuSeconds, pin, pssMb, serverPids } from './processes.js';
 import { seedPresence } from './seed.js';
 import { percentile, pick, printHeader, printRow, round } from './stats.js';
@@ -63,40 +63,6 @@ const SPREAD_GAP_PX = 3 * REGION_PX;
  */
 async function serverTotal(server: TestServer, measure: (pid: number) => number): Promise<number> {
   return (await serverPids(server)).reduce((sum, pid) => sum + measure(pid), 0);
-}
-
-/** A bystander process started and signed in, waiting for `start`; see bench/bystander.ts. */
-interface Bystander {
-  /** Starts its reads for the measured seconds; resolves to their round trips (ms). */
-  start(): Promise<number[]>;
-}
-
-/**
- * Starts `bench/bystander.ts` in a process of its own on the load's core and waits until it has
- * signed in: its start-up (a second of CPU, ahead of the load) is over before anything is measured.
- */
-async function startBystander(server: TestServer): Promise<Bystander> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'bench/bystander.ts', server.url, server.anonKey, String(SECONDS)], { stdio: ['pipe', 'pipe', 'inherit'] });
-  pin(child.pid!, '1');
-  // The probe measures the server, not its wait for the load's busy core: it runs first there.
-  setPriority(child.pid!, -10);
-  let output = '';
-  const exited = new Promise<number[]>((resolve, reject) =>
-    child.once('exit', (code) => (code === 0 ? resolve(JSON.parse(output.slice(output.indexOf('\n') + 1)) as number[]) : reject(new Error(`bystander exited with ${code}`)))),
-  );
-  await new Promise<void>((resolve, reject) => {
-    child.stdout!.on('data', (chunk: Buffer) => {
-      output += chunk.toString();
-      if (output.startsWith('ready\n')) resolve();
-    });
-    exited.catch(reject);
-  });
-  return {
-    start() {
-      child.stdin!.end('go\n');
-      return exited;
-    },
-  };
 }
 
 /** A walker's direction: -1, 0 or 1 in x and y (one of eight, never standing still). */
@@ -271,7 +237,7 @@ async function runCase(
       { timeout: 300_000, interval: 250, message: 'every player joined' },
     );
     const joinedSeconds = (Date.now() - connecting) / 1000;
-    const bystander = await startBystander(server);
+    const bystander = await startBystander(server, SECONDS);
     const placedAt = new Map<string, number>();
     const used = new Set<string>();
     let stepping = true;

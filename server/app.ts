@@ -23,7 +23,7 @@ import { readinessHandler } from './http/ops.js';
 import { applySecurityHeaders, contentSecurityPolicy } from './http/security.js';
 import { log, requestId } from './log.js';
 import { observe } from './metrics.js';
-import { messagesSent, broadcastsShed } from './realtime/wire.js';
+import { messagesSent, broadcastsShedByKind } from './realtime/wire.js';
 import { TESSERA_CHANNEL_POLICY } from './game/channel-policy.js';
 import { attachRealtime } from './realtime/index.js';
 import { loadCatalogs } from './rest/catalog.js';
@@ -190,11 +190,19 @@ function urlHost(host: string | undefined): string {
   return isIP(host) === 6 ? `[${host}]` : host;
 }
 
+/**
+ * Connections the kernel holds for the server until it accepts them (capped by the system's
+ * `net.core.somaxconn`). Node's default, 511, overflows when a world's players all come back at
+ * once (a restart: each opens a socket and a few REST connections) while the server is busy:
+ * the kernel then drops their handshakes, and clients wait for retransmissions or are reset.
+ */
+const LISTEN_BACKLOG = 4096;
+
 /** Listens on `port` (0 picks a free one) and resolves with the port listened on. */
 async function listen(server: Server, port: number, host: string | undefined): Promise<number> {
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(port, host, () => resolve());
+    server.listen({ port, host, backlog: LISTEN_BACKLOG }, () => resolve());
   });
   return (server.address() as AddressInfo).port;
 }
@@ -208,7 +216,7 @@ function observeServer(db: ServerDatabase, realtime: Realtime): void {
     playersOnline: () => realtime.stats().playersOnline,
     connections: () => realtime.stats().connections,
     channels: () => realtime.stats().channels,
-    broadcastsShed,
+    broadcastsShed: broadcastsShedByKind,
     messages: () => ({ in: realtime.stats().received, out: messagesSent() }),
     pool: () => db.poolStats(),
     blocks: spacedBlockCount(db),

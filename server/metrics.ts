@@ -16,8 +16,8 @@ export interface MetricSources {
   connections(): number;
   /** Joined Realtime channels, over every socket. */
   channels(): number;
-  /** Broadcasts shed by sockets behind so far. */
-  broadcastsShed(): number;
+  /** Broadcasts shed so far by sockets behind and while the server was behind, by nearness (server/realtime/wire.ts). */
+  broadcastsShed(): Readonly<Record<'near' | 'far', number>>;
   /** Realtime messages received and sent so far. */
   messages(): { in: number; out: number };
   /** The pool's connections: in use, idle, and requests waiting for one. */
@@ -55,10 +55,11 @@ new Counter({
   },
 });
 new Counter({
-  name: 'tessera_broadcasts_shed_total', help: 'Broadcasts that sockets behind shed (replaced by a newer one or dropped)', registers: [registry],
+  name: 'tessera_broadcasts_shed_total', help: 'Broadcasts shed (replaced by a newer one, dropped or thinned), by kind: near (the topic the socket speaks on) or far',
+  labelNames: ['kind'], registers: [registry],
   collect() {
     this.reset();
-    this.inc(sources?.broadcastsShed() ?? 0);
+    for (const [kind, count] of Object.entries(sources?.broadcastsShed() ?? { near: 0, far: 0 })) this.inc({ kind }, count);
   },
 });
 new Gauge({

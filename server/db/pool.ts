@@ -14,6 +14,13 @@ export const INTERNAL_STATEMENT_TIMEOUT = '1s';
 
 /** Default number of pooled connections (`DB_POOL`). */
 export const DEFAULT_POOL_SIZE = 16;
+/**
+ * Connections of their own for the rolled-back checks ({@link Database.checkWithClaims}: the
+ * authorisation checks of private channels, at most MAX_AUTHORIZATIONS_IN_FLIGHT at once,
+ * server/realtime/limits.ts), beside the pool: a join never waits for a connection behind a
+ * crowd's REST requests, and those never wait behind joins.
+ */
+export const CHECK_CONNECTIONS = 4;
 
 /** Counts a statement PostgreSQL cancelled for its `statement_timeout` (SQLSTATE 57014). */
 function countTimeout(error: unknown): void {
@@ -169,6 +176,8 @@ export function openPool(config: pg.PoolConfig, size: number, onError: (error: E
   const settings = { ...config, options: `-c statement_timeout=${INTERNAL_STATEMENT_TIMEOUT}` };
   const pool = new pg.Pool({ ...settings, max: size, idleTimeoutMillis: 60_000 });
   pool.on('error', onError);
+  const checks = new pg.Pool({ ...settings, max: CHECK_CONNECTIONS, idleTimeoutMillis: 60_000 });
+  checks.on('error', onError);
   const beginWithClaims = claimsBeginner(pool);
   const listeners = createListeners(settings, onError);
   let closed: Promise<void> | null = null;
@@ -180,7 +189,7 @@ export function openPool(config: pg.PoolConfig, size: number, onError: (error: E
     poolStats: () => ({ active: pool.totalCount - pool.idleCount, idle: pool.idleCount, waiting: pool.waitingCount }),
     transaction: (fn) => transaction(pool, 'begin', fn),
     withClaims: async (claims: Claims, fn) => transaction(pool, await beginWithClaims(claims), fn),
-    checkWithClaims: async <Row,>(claims: Claims, sql: string) => oneTrip<Row>(pool, await beginWithClaims(claims), sql, 'rollback'),
+    checkWithClaims: async <Row,>(claims: Claims, sql: string) => oneTrip<Row>(checks, await beginWithClaims(claims), sql, 'rollback'),
     runWithClaims: async <Row,>(claims: Claims, sql: string, decide?: (result: QueryResult<Row>) => void) => {
       const begin = await beginWithClaims(claims);
       return decide ? decidedTrip(pool, begin, sql, decide) : oneTrip<Row>(pool, begin, sql, 'commit');
@@ -189,7 +198,7 @@ export function openPool(config: pg.PoolConfig, size: number, onError: (error: E
     close: () => {
       closed ??= (async () => {
         await listeners.stopAll();
-        await pool.end();
+        await Promise.all([pool.end(), checks.end()]);
       })();
       return closed;
     },

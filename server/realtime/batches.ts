@@ -13,11 +13,18 @@
  * MAX_BATCH_EVENTS events and about MAX_BATCH_BYTES of payloads; a larger window is sent as
  * several batches. Stored messages (with `meta`) and binary payloads are never batched. A
  * window that cannot be encoded is dropped and logged; it never reaches the timer's caller.
+ * While the server is behind, members are sent far topics' windows, then near ones, less often
+ * (thinning.ts): a thinned member is sent, one window in THIN_EVERY, the newest broadcast of each
+ * stream since it was last sent, and the older ones it was not sent count as shed. (When thinning
+ * ends, what was kept for thinned members and not yet sent is dropped: at most THIN_EVERY - 1
+ * windows of broadcasts that newer ones replace.)
  */
 import { audience, type Channel } from './channel.js';
 import { errorMessage, guarded } from './guard.js';
-import { encodeBinaryJsonBroadcastParts, fitsBinaryBroadcast, type Broadcast } from './protocol.js';
+import { encodeBinaryJsonBroadcast, fitsBinaryBroadcast, type Broadcast } from './protocol.js';
 import { log } from '../log.js';
+import { Thinning } from './thinning.js';
+import { countShed } from './wire.js';
 
 /**
  * Milliseconds a batch gathers broadcasts before it is sent: a server tick of 40 a second. At
@@ -55,37 +62,22 @@ export function isBatchable(item: Broadcast): boolean {
   return !item.binary && item.meta === undefined;
 }
 
-const EVENTS_OPEN = Buffer.from('{"events":[');
-const EVENTS_COMMA = Buffer.from(',');
-const EVENTS_CLOSE = Buffer.from(']}');
-
-/**
- * The batch messages of `items` (in the order they were gathered) but those sent by `without`,
- * split at the bounds. `encoded` holds each item's JSON as bytes, made once per window: the
- * batches of every member are copied from them.
- */
-function encodeBatches(topic: string, items: Gathered[], encoded: Buffer[], without: Channel | null): Buffer[] {
+/** The batch messages of `items` (in the order they were gathered), split at the bounds. */
+function encodeBatches(topic: string, items: Gathered[]): Buffer[] {
   const messages: Buffer[] = [];
-  let parts: Buffer[] = [EVENTS_OPEN];
-  let events = 0;
+  let parts: string[] = [];
   let bytes = 0;
   const close = () => {
-    parts.push(EVENTS_CLOSE);
-    messages.push(encodeBinaryJsonBroadcastParts(topic, BATCH_EVENT, parts));
-    parts = [EVENTS_OPEN];
-    events = 0;
+    messages.push(encodeBinaryJsonBroadcast(topic, BATCH_EVENT, `{"events":[${parts.join(',')}]}`));
+    parts = [];
     bytes = 0;
   };
-  for (let i = 0; i < items.length; i++) {
-    const item = items[i]!;
-    if (without !== null && item.skip === without) continue;
-    if (events > 0 && (events === MAX_BATCH_EVENTS || bytes + item.json.length > MAX_BATCH_BYTES)) close();
-    if (events > 0) parts.push(EVENTS_COMMA);
-    parts.push(encoded[i]!);
-    events++;
+  for (const item of items) {
+    if (parts.length > 0 && (parts.length === MAX_BATCH_EVENTS || bytes + item.json.length > MAX_BATCH_BYTES)) close();
+    parts.push(item.json);
     bytes += item.json.length;
   }
-  if (events > 0) close();
+  if (parts.length > 0) close();
   return messages;
 }
 
@@ -103,41 +95,90 @@ export interface BroadcastBatches {
   close(): void;
 }
 
-/** Batches for the members in `topics` (the joined channels of each topic). */
-export function createBroadcastBatches(topics: ReadonlyMap<string, Set<Channel>>): BroadcastBatches {
-  const pending = new Map<string, PendingTopic>();
-  let timer: NodeJS.Timeout | null = null;
+/** A topic's broadcasts kept for thinned members since they were last sent, and how many were gathered meanwhile. */
+type KeptTopic = PendingTopic & { gathered: number };
 
-  /** Sends one topic's window to its batch-taking members. */
-  function sendWindow({ topic, isPrivate, items }: PendingTopic): void {
-    const gathered = [...items.values()];
-    const encoded = gathered.map((item) => Buffer.from(item.json));
-    // The members that sent some of the window: each gets the batch without its own (looked up once, not per member and item).
-    const senders = new Set<Channel>();
-    for (const item of gathered) if (item.skip !== null) senders.add(item.skip);
-    let shared: Buffer[] | null = null;
-    for (const member of audience(topics.get(topic), isPrivate, 'broadcast')) {
-      if (!takesBatches(member)) continue;
-      let messages: Buffer[];
-      if (senders.has(member)) messages = encodeBatches(topic, gathered, encoded, member);
-      else messages = shared ??= encodeBatches(topic, gathered, encoded, null);
-      for (let i = 0; i < messages.length; i++) member.conn.outbound.ephemeral(`${topic}\0${BATCH_EVENT}\0${i}`, messages[i]!, true);
-    }
+/** Adds a window's broadcasts to what `held` keeps for thinned members, the newest per stream. */
+function hold(held: Map<string, KeptTopic>, windowKey: string, window: PendingTopic): void {
+  let entry = held.get(windowKey);
+  if (!entry) held.set(windowKey, (entry = { topic: window.topic, isPrivate: window.isPrivate, items: new Map(), gathered: 0 }));
+  for (const [key, item] of window.items) {
+    entry.items.delete(key);
+    entry.items.set(key, item);
+  }
+  entry.gathered += window.items.size;
+}
+
+/**
+ * Sends one topic's window to the batch-taking members in `topics`: `current` to those on time, `kept` (when
+ * this window sends it) to the thinned ones, counting what they were not sent as shed.
+ */
+function sendWindow(
+  topics: ReadonlyMap<string, Set<Channel>>,
+  thinning: Pick<Thinning, 'thinned'>,
+  topic: string,
+  isPrivate: boolean,
+  current: Gathered[],
+  kept: KeptTopic | null,
+): void {
+  const keptItems = kept ? [...kept.items.values()] : [];
+  const shared = new Map<Gathered[], Buffer[]>();
+  for (const member of audience(topics.get(topic), isPrivate, 'broadcast')) {
+    if (!takesBatches(member)) continue;
+    const kind = member.conn.outbound.nearness(topic);
+    const thinned = thinning.thinned(kind);
+    if (thinned && !kept) continue;
+    if (thinned) countShed(kind, kept!.gathered - keptItems.length);
+    const gathered = thinned ? keptItems : current;
+    if (gathered.length === 0) continue;
+    let messages: Buffer[];
+    if (gathered.some((item) => item.skip === member)) messages = encodeBatches(topic, gathered.filter((item) => item.skip !== member));
+    else if (!(messages = shared.get(gathered)!)) shared.set(gathered, (messages = encodeBatches(topic, gathered)));
+    for (let i = 0; i < messages.length; i++) member.conn.outbound.ephemeral(`${topic}\0${BATCH_EVENT}\0${i}`, messages[i]!, true, topic);
+  }
+}
+
+/** Batches for the members in `topics` (the joined channels of each topic), thinned by `thinning` while the server is behind. */
+export function createBroadcastBatches(
+  topics: ReadonlyMap<string, Set<Channel>>,
+  thinning: Pick<Thinning, 'windowEnded' | 'thinned' | 'keptWindow'> = new Thinning(),
+): BroadcastBatches {
+  const pending = new Map<string, PendingTopic>();
+  /** While members are thinned: each topic's newest broadcast per stream since they were last sent, and how many were gathered. */
+  const held = new Map<string, KeptTopic>();
+  let timer: NodeJS.Timeout | null = null;
+  /** When the window's timer is due (performance.now()). */
+  let dueAt = 0;
+
+  function arm(): void {
+    dueAt = performance.now() + BATCH_WINDOW_MS;
+    timer = setTimeout(guarded('the broadcast batch timer', flush), BATCH_WINDOW_MS);
   }
 
   function flush(): void {
-    if (timer) clearTimeout(timer);
+    if (timer) {
+      clearTimeout(timer);
+      thinning.windowEnded(performance.now() - dueAt);
+    }
     timer = null;
-    const windows = [...pending.values()];
-    pending.clear();
+    // Far topics are thinned first: while they are not, nobody is.
+    if (thinning.thinned('far')) for (const [windowKey, window] of pending) hold(held, windowKey, window);
+    else held.clear();
+    const sendKept = thinning.keptWindow();
+    const windowKeys = new Set([...pending.keys(), ...(sendKept ? held.keys() : [])]);
     // Each topic on its own: a window that cannot be sent is dropped (and logged), the others go out.
-    for (const window of windows) {
+    for (const windowKey of windowKeys) {
+      const window = pending.get(windowKey) ?? held.get(windowKey)!;
       try {
-        sendWindow(window);
+        sendWindow(topics, thinning, window.topic, window.isPrivate, [...(pending.get(windowKey)?.items.values() ?? [])], sendKept ? held.get(windowKey) ?? null : null);
       } catch (error) {
         log.error(`realtime: the batch of ${window.topic} was dropped: ${errorMessage(error)}`);
       }
     }
+    pending.clear();
+    if (sendKept) held.clear();
+    // What thinned members are kept goes out on a later window even if nothing more is broadcast.
+    if (held.size > 0) arm();
   }
 
   return {
@@ -150,13 +191,14 @@ export function createBroadcastBatches(topics: ReadonlyMap<string, Set<Channel>>
       // Deleted first, so a replaced stream moves to the end: the batch keeps the order of the newest messages.
       window.items.delete(key);
       window.items.set(key, { json: `{"event":${JSON.stringify(item.event)},"payload":${JSON.stringify(item.payload ?? {})}}`, skip });
-      timer ??= setTimeout(guarded('the broadcast batch timer', flush), BATCH_WINDOW_MS);
+      if (!timer) arm();
     },
     flush,
     close() {
       if (timer) clearTimeout(timer);
       timer = null;
       pending.clear();
+      held.clear();
     },
   };
 }

@@ -36,6 +36,7 @@ export function deliverBroadcast(
   let batched = false;
   const batchable = isBatchable(item);
   const id = item.meta?.id;
+  const durable = item.meta !== undefined;
   // Walked in place, without audience()'s array: this runs once per pose of a crowd.
   for (const member of members ?? []) {
     if (!reaches(member, isPrivate, 'broadcast') || member === skip || (id !== undefined && member.replayed.has(id))) continue;
@@ -44,10 +45,12 @@ export function deliverBroadcast(
       batched = true;
     } else if (target.vsn === '2.0.0') {
       binary ??= encodeBinaryBroadcast(topic, item);
-      target.outbound.ephemeral(key, binary, true);
+      if (durable) target.outbound.durable(binary, true);
+      else target.outbound.ephemeral(key, binary, true, topic);
     } else if (!item.binary) {
       text ??= Buffer.from(encodeText('1.0.0', { joinRef: null, ref: null, topic, event: 'broadcast', payload: textPayload(item) }));
-      target.outbound.ephemeral(key, text, false);
+      if (durable) target.outbound.durable(text, false);
+      else target.outbound.ephemeral(key, text, false, topic);
     }
   }
   if (batched) batches.add(topic, isPrivate, key, item, skip);

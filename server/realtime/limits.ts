@@ -42,9 +42,10 @@ export const WRITE_CHECK_SPREAD = 0.2;
  */
 export const MAX_AUTHORIZATIONS_PER_ADDRESS = 1;
 /**
- * Authorisation transactions running at once over the whole server, whatever the addresses: a
- * quarter of the default pool (server/db/pool.ts), so REST requests and change delivery always
- * find a connection however many addresses join at once.
+ * Authorisation transactions running at once over the whole server, whatever the addresses: the
+ * connections the checks have beside the pool (CHECK_CONNECTIONS, server/db/pool.ts), so REST
+ * requests and change delivery always find a connection however many addresses join at once, and
+ * joins never wait behind them.
  */
 export const MAX_AUTHORIZATIONS_IN_FLIGHT = 4;
 /**

@@ -159,26 +159,9 @@ export function encodeBinaryBroadcast(topic: string, broadcast: Broadcast): Buff
   return userBroadcast(topic, broadcast.event, metaBytes, broadcast.binary ? BINARY_ENCODING : JSON_ENCODING, body);
 }
 
-/**
- * Writes a binary user broadcast (kind 4) of `event` without metadata whose JSON payload is the
- * bytes of `parts` one after another, into one buffer: the parts are copied once, not joined first.
- */
-export function encodeBinaryJsonBroadcastParts(topic: string, event: string, parts: readonly Buffer[]): Buffer {
-  const topicBytes = Buffer.from(topic);
-  const eventBytes = Buffer.from(event);
-  if (topicBytes.length > MAX_FIELD_BYTES || eventBytes.length > MAX_FIELD_BYTES) throw new MalformedFrame(`topic or event longer than ${MAX_FIELD_BYTES} bytes`);
-  let size = 5 + topicBytes.length + eventBytes.length;
-  for (const part of parts) size += part.length;
-  const out = Buffer.allocUnsafe(size);
-  out[0] = KIND_BROADCAST;
-  out[1] = topicBytes.length;
-  out[2] = eventBytes.length;
-  out[3] = 0;
-  out[4] = JSON_ENCODING;
-  let at = 5 + topicBytes.copy(out, 5);
-  at += eventBytes.copy(out, at);
-  for (const part of parts) at += part.copy(out, at);
-  return out;
+/** Writes a binary user broadcast (kind 4) of `event` whose payload is the JSON text `json`, without metadata. */
+export function encodeBinaryJsonBroadcast(topic: string, event: string, json: string): Buffer {
+  return userBroadcast(topic, event, Buffer.alloc(0), JSON_ENCODING, Buffer.from(json));
 }
 
 function userBroadcast(topic: string, event: string, metaBytes: Buffer, encoding: number, body: Buffer): Buffer {

@@ -55,6 +55,8 @@ export async function broadcast(hub: Hub, channel: Channel, msg: Message, receiv
     return;
   }
   const key = `${channel.topic}\0${channel.sender ?? `#${conn.id}`}\0${item.event}`;
+  // The topic a socket speaks on is where its player stands: broadcasts there are near to it.
+  conn.outbound.nearTopic = channel.topic;
   deliverBroadcast(hub.topics.get(channel.topic), channel.topic, channel.private, item, key, channel.broadcastSelf ? null : channel, hub.batches);
   hub.relay.broadcast(channel.topic, channel.private, item, key);
   let id: string | null = null;

@@ -25,16 +25,36 @@ interface Queued {
 /** Outbound queues holding messages for the end of this turn of the event loop. */
 const due = new Set<Outbound>();
 
-/** Broadcasts shed since the server started, over every socket: see {@link broadcastsShed}. */
-let shed = 0;
+/**
+ * How near a broadcast is to the socket it goes to: `near` on the topic the socket itself last
+ * broadcast on (a game client speaks on the region it stands in), `far` on any other. Under load
+ * far ones are shed first.
+ */
+export type Nearness = 'near' | 'far';
+
+/** Broadcasts shed since the server started, over every socket, by nearness: see {@link broadcastsShed}. */
+const shed: Record<Nearness, number> = { near: 0, far: 0 };
 
 /**
- * How many broadcasts sockets that were behind have shed so far: replaced while waiting by a
- * newer one of the same stream, or dropped past {@link MAX_QUEUED_BROADCAST_BYTES}. It grows
- * only under load the server cannot hand on as fast as it comes: where a crowd starts to shed.
+ * Counts `count` broadcasts of `kind` shed: replaced while waiting by a newer one of the same
+ * stream, dropped past {@link MAX_QUEUED_BROADCAST_BYTES}, or thinned out of a batch window
+ * while the server is late (batches.ts).
+ */
+export function countShed(kind: Nearness, count = 1): void {
+  shed[kind] += count;
+}
+
+/** How many broadcasts have been shed so far, by nearness. */
+export function broadcastsShedByKind(): Readonly<Record<Nearness, number>> {
+  return shed;
+}
+
+/**
+ * How many broadcasts have been shed so far, of either nearness. It grows only under load the
+ * server cannot hand on as fast as it comes: where a crowd starts to shed.
  */
 export function broadcastsShed(): number {
-  return shed;
+  return shed.near + shed.far;
 }
 
 /** Messages written to sockets since the server started, for the metrics. */
@@ -154,16 +174,22 @@ function writeHeader(target: Buffer, at: number, length: number, binary: boolean
  * (due here, in `ws` and in the kernel); beyond that they wait here, bounded:
  *
  * * ephemeral messages (broadcasts) are kept per key, the newest replacing the older one (latest
- *   pose per sender wins), and the oldest are dropped past {@link MAX_QUEUED_BROADCAST_BYTES};
- * * durable messages (replies, system messages, postgres_changes) keep their order; past
+ *   pose per sender wins); past {@link MAX_QUEUED_BROADCAST_BYTES} the oldest far ones are
+ *   dropped first, then the oldest near ones, and near ones are handed on before far ones
+ *   (see {@link Nearness});
+ * * durable messages (replies, system messages, postgres_changes, stored broadcasts such as the
+ *   world's block changes) keep their order and are never dropped; past
  *   {@link MAX_QUEUED_DURABLE_BYTES} the socket is closed with {@link UNREAD_OVERFLOW}, and the
  *   client resubscribes and resyncs as after a restart.
  */
 export class Outbound {
   private readonly durableQueue = new Fifo<Queued>();
   private durableBytes = 0;
-  private readonly ephemeralQueue = new Map<string, Queued>();
+  /** Waiting broadcasts by key, near ones and far ones apart. */
+  private readonly ephemeralQueues: Record<Nearness, Map<string, Queued>> = { near: new Map(), far: new Map() };
   private ephemeralBytes = 0;
+  /** The topic (with `realtime:`) this socket last broadcast on: its broadcasts are near, the others far. */
+  nearTopic: string | null = null;
   /** Messages handed on in this turn (their bytes, and whether each is binary), written together by {@link writeDue}. */
   private dueData: Buffer[] = [];
   private dueBinary: boolean[] = [];
@@ -186,7 +212,7 @@ export class Outbound {
   /** Sends or queues a message that must arrive, in order. */
   durable(data: Buffer, binary: boolean): void {
     if (!this.open()) return;
-    if (this.durableQueue.length === 0 && this.ephemeralQueue.size === 0 && this.roomy()) {
+    if (this.durableQueue.length === 0 && this.ephemeralWaiting() === 0 && this.roomy()) {
       this.send(data, binary);
       return;
     }
@@ -195,27 +221,47 @@ export class Outbound {
     if (this.durableBytes > MAX_QUEUED_DURABLE_BYTES) this.overflow();
   }
 
-  /** Sends a message that a newer one under the same `key` may replace while it waits. */
-  ephemeral(key: string, data: Buffer, binary: boolean): void {
+  /** Whether a broadcast on `topic` is near this socket or far from it. */
+  nearness(topic: string): Nearness {
+    return this.nearTopic === null || this.nearTopic === topic ? 'near' : 'far';
+  }
+
+  /**
+   * Sends a broadcast on `topic` that a newer one under the same `key` may replace while it
+   * waits; past the bound the oldest far broadcasts are dropped before any near one.
+   */
+  ephemeral(key: string, data: Buffer, binary: boolean, topic: string): void {
     if (!this.open()) return;
-    if (this.durableQueue.length === 0 && this.ephemeralQueue.size === 0 && this.roomy()) {
+    if (this.durableQueue.length === 0 && this.ephemeralWaiting() === 0 && this.roomy()) {
       this.send(data, binary);
       return;
     }
-    const previous = this.ephemeralQueue.get(key);
+    const kind = this.nearness(topic);
+    const queue = this.ephemeralQueues[kind];
+    const previous = queue.get(key);
     if (previous) {
-      this.ephemeralQueue.delete(key);
+      queue.delete(key);
       this.ephemeralBytes -= previous.data.length;
-      shed++;
+      countShed(kind);
     }
-    this.ephemeralQueue.set(key, { data, binary });
+    queue.set(key, { data, binary });
     this.ephemeralBytes += data.length;
-    for (const [oldest, queued] of this.ephemeralQueue) {
-      if (this.ephemeralBytes <= MAX_QUEUED_BROADCAST_BYTES) break;
-      this.ephemeralQueue.delete(oldest);
+    for (const dropFrom of ['far', 'near'] as const) this.dropOldest(dropFrom);
+  }
+
+  /** Drops the oldest broadcasts of `kind` while the waiting ones are past their bound. */
+  private dropOldest(kind: Nearness): void {
+    const queue = this.ephemeralQueues[kind];
+    for (const [oldest, queued] of queue) {
+      if (this.ephemeralBytes <= MAX_QUEUED_BROADCAST_BYTES) return;
+      queue.delete(oldest);
       this.ephemeralBytes -= queued.data.length;
-      shed++;
+      countShed(kind);
     }
+  }
+
+  private ephemeralWaiting(): number {
+    return this.ephemeralQueues.near.size + this.ephemeralQueues.far.size;
   }
 
   private open(): boolean {
@@ -256,7 +302,7 @@ export class Outbound {
     return this.ws.bufferedAmount + this.dueBytes < OUTBOUND_HIGH_WATER_BYTES;
   }
 
-  /** Hands queued messages to the socket while it has room: durable ones first, in order. */
+  /** Hands queued messages to the socket while it has room: durable ones first, in order, then near broadcasts, then far ones. */
   private flush(): void {
     while (this.open() && this.roomy()) {
       const durable = this.durableQueue.shift();
@@ -265,10 +311,11 @@ export class Outbound {
         this.send(durable.data, durable.binary);
         continue;
       }
-      const next = this.ephemeralQueue.entries().next();
+      const queue = this.ephemeralQueues.near.size > 0 ? this.ephemeralQueues.near : this.ephemeralQueues.far;
+      const next = queue.entries().next();
       if (next.done) return;
       const [key, queued] = next.value;
-      this.ephemeralQueue.delete(key);
+      queue.delete(key);
       this.ephemeralBytes -= queued.data.length;
       this.send(queued.data, queued.binary);
     }
@@ -278,7 +325,8 @@ export class Outbound {
   abandon(): void {
     this.closing = true;
     this.durableQueue.clear();
-    this.ephemeralQueue.clear();
+    this.ephemeralQueues.near.clear();
+    this.ephemeralQueues.far.clear();
     this.durableBytes = 0;
     this.ephemeralBytes = 0;
     this.dueData = [];
@@ -292,7 +340,8 @@ export class Outbound {
     const queued = this.queuedBytes;
     this.closing = true;
     this.durableQueue.clear();
-    this.ephemeralQueue.clear();
+    this.ephemeralQueues.near.clear();
+    this.ephemeralQueues.far.clear();
     this.durableBytes = 0;
     this.ephemeralBytes = 0;
     this.onOverflow(queued);

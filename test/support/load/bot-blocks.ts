@@ -131,6 +131,11 @@ export class BotBlocks {
     return true;
   }
 
+  /** Whether every chunk of the view (and its margin) has been read: the bot sees what the database holds. */
+  viewRead(): boolean {
+    return this.around.length > 0 && this.around.every(({ cx, cy }) => this.chunks.get(chunkName(cx, cy))?.fresh === true);
+  }
+
   /** The topics held. */
   topics(): string[] {
     return [...this.regions.keys()];

@@ -38,12 +38,6 @@ export interface BotWorld extends RestTarget {
   placedAt: Map<string, number>;
   /** A free land tile near a pixel position, or null. */
   freeTileNear(x: number, y: number): { x: number; y: number } | null;
-  /**
-   * The network address bot `index` comes from, sent as `X-Forwarded-For` on its socket (the
-   * server must trust the load's address as a proxy); undefined: the load's own address. Players
-   * of a crowd come from addresses of their own, and the server bounds its work per address.
-   */
-  clientAddress?(index: number): string | undefined;
 }
 
 /** One bot's part in the scenario. */
@@ -56,11 +50,6 @@ export interface BotPlan {
   placeEveryMs: number;
   /** Sends a chat line this often (ms), or never when 0. */
   chatEveryMs: number;
-}
-
-/** The socket headers naming `address` as the client behind the load, or none. */
-function forwardedFor(address: string | undefined): Record<string, string> {
-  return address === undefined ? {} : { 'x-forwarded-for': address };
 }
 
 /** Whether a payload carries a pose's sender and clock. */
@@ -109,14 +98,21 @@ export class Bot {
   private nextPlace = Infinity;
   private nextChat = Infinity;
 
-  constructor(private readonly world: BotWorld, readonly identity: BotIdentity, readonly plan: BotPlan) {
+  /** Where its REST requests go, from its own source address. */
+  private readonly rest: RestTarget;
+  /** The players around were read once its presence channel joined. */
+  private playersRead = false;
+
+  /** A bot of `world` following `plan`, connecting from `localAddress` (the system's choice when absent). */
+  constructor(private readonly world: BotWorld, readonly identity: BotIdentity, readonly plan: BotPlan, localAddress?: string) {
     this.pose = { x: plan.start.x, y: plan.start.y, facing: 1, moving: false, isSwinging: false };
     this.sender = new PoseSender(identity.address);
+    this.rest = { url: world.url, anonKey: world.anonKey, figures: world.figures, localAddress };
     this.socket = new BotSocket(world.url, world.anonKey, world.figures, {
       joined: (channel) => this.joined(channel),
       broadcast: (message) => this.hear(message),
       closed: () => undefined,
-    }, forwardedFor(world.clientAddress?.(plan.index)));
+    }, localAddress);
     this.blocks = new BotBlocks({
       join: (topic) => this.socket.join(topic, { private: true }, [], identity.accessToken),
       leave: (channel) => this.socket.leave(channel),
@@ -161,6 +157,14 @@ export class Bot {
   /** Whether every channel a player in the world holds is joined (its 9 pose regions included). */
   ready(): boolean {
     return this.inWorld && this.regions.size === 9 && [...this.regions.values(), ...this.others].every((channel) => channel.joined) && this.presence?.joined === true;
+  }
+
+  /**
+   * Whether the bot is in the world with a complete view: every channel joined ({@link ready}),
+   * every chunk of its view read, and the players around read.
+   */
+  complete(): boolean {
+    return this.ready() && this.blocks.viewRead() && this.playersRead;
   }
 
   /** The pose topics held (without `realtime:`), the interest centre's first. */
@@ -307,7 +311,9 @@ export class Bot {
   }
 
   private async loadPlayers(): Promise<void> {
-    if (this.presenceKeys.length > 0) await this.send(q.playersRequest(this.identity.address, this.presenceKeys, Date.now()));
+    if (this.presenceKeys.length === 0) return;
+    const { status } = await this.send(q.playersRequest(this.identity.address, this.presenceKeys, Date.now()));
+    if (status === 200 && this.presence?.joined) this.playersRead = true;
   }
 
   private refreshOnline(now: number): void {
@@ -341,11 +347,12 @@ export class Bot {
     this.world.placedAt.set(`${tile.x},${tile.y}`, Date.now());
     void this.send(q.placeRequest(this.identity.address, this.plan.name, tile.x, tile.y, 'stone')).then(({ status }) => {
       if (status >= 400) void this.send(q.tileRequest(tile.x, tile.y));
+      else if (figures.recording) figures.placed.add(`${tile.x},${tile.y}`);
     });
   }
 
   private send(request: q.GameRequest) {
-    return restRequest(this.world, this.identity.accessToken, request.table, request.query, request.call);
+    return restRequest(this.rest, this.identity.accessToken, request.table, request.query, request.call);
   }
 
   private joined(channel: BotChannel): void {
@@ -377,8 +384,11 @@ export class Bot {
     if (!Array.isArray(payload.s)) return;
     const now = Date.now();
     for (const entry of payload.s as unknown[][]) {
-      const at = this.world.placedAt.get(`${entry[0] as number},${entry[1] as number}`);
-      if (at !== undefined) this.world.figures.blockLatency.add(now - at);
+      const tile = `${entry[0] as number},${entry[1] as number}`;
+      const at = this.world.placedAt.get(tile);
+      if (at === undefined) continue;
+      this.world.figures.blockLatency.add(now - at);
+      this.world.figures.heardTiles.add(tile);
     }
   }
 }

@@ -35,14 +35,18 @@ export class LatencyHistogram {
 export class LoadFigures {
   recording = false;
   /** Sender's clock (the pose's `t`) to its receipt by another bot of the same fleet, ms. */
-  readonly poseLatency = new LatencyHistogram();
+  poseLatency = new LatencyHistogram();
   /**
    * The same for poses of wallets no bot of this fleet holds: bots of another fleet, which a
    * cluster benchmark runs on another node (bots of several fleets then share one figures).
    */
-  readonly otherFleetPoseLatency = new LatencyHistogram();
+  otherFleetPoseLatency = new LatencyHistogram();
   /** A placement's request to its change heard by another bot, ms. */
-  readonly blockLatency = new LatencyHistogram();
+  blockLatency = new LatencyHistogram();
+  /** Tiles ('x,y') whose placement the server accepted while recording. */
+  placed = new Set<string>();
+  /** Tiles ('x,y') whose placed block some bot heard. */
+  heardTiles = new Set<string>();
   /** Per bot index: its poses received by other bots. */
   heard: Uint32Array;
   /** Bytes received from the server: websocket messages and REST answer bodies. */
@@ -58,6 +62,25 @@ export class LoadFigures {
 
   constructor(bots: number) {
     this.heard = new Uint32Array(bots);
+  }
+
+  /** Starts the figures afresh (a new step of a ramp): every count and latency is forgotten. */
+  reset(): void {
+    this.poseLatency = new LatencyHistogram();
+    this.blockLatency = new LatencyHistogram();
+    this.placed = new Set();
+    this.heardTiles = new Set();
+    this.heard = new Uint32Array(this.heard.length);
+    this.bytes = 0;
+    this.refusals.clear();
+    this.disconnects = this.posesSent = this.placements = this.chats = 0;
+  }
+
+  /** Placements accepted while recording that no bot heard. */
+  blocksMissed(): number {
+    let missed = 0;
+    for (const tile of this.placed) if (!this.heardTiles.has(tile)) missed++;
+    return missed;
   }
 
   /** Counts one refusal of `kind`. */

@@ -31,6 +31,16 @@ export function freeTileNear(used: Set<string>, x: number, y: number): { x: numb
   return null;
 }
 
+/**
+ * The loopback source address of bot `index`: 127.1.x.y, one of its own for each of 62,500 bots
+ * (Linux routes all of 127/8 to the loopback device). The server's per-address bounds (sign-ins,
+ * sockets, one authorisation transaction at a time) then see each bot as the player on a machine
+ * of its own that it stands for, not a thousand players behind one address.
+ */
+export function loopbackAddress(index: number): string {
+  return `127.1.${Math.floor(index / 250) % 250}.${1 + (index % 250)}`;
+}
+
 /** A fleet of bots on one server; see the module comment. */
 export class Fleet implements BotWorld {
   readonly bots: Bot[] = [];
@@ -47,17 +57,11 @@ export class Fleet implements BotWorld {
 
   /**
    * A fleet for at most `capacity` bots on the server at `serverUrl`, recording into `figures`
-   * (its own unless given: fleets on the nodes of one cluster may share one). With
-   * `ownAddresses` each bot's socket names an address of its own, 10.0.0.0/8 by index (see
-   * BotWorld.clientAddress), for a server started with TRUSTED_PROXIES naming 127.0.0.1.
+   * (its own unless given: fleets on the nodes of one cluster may share one).
    */
-  constructor(serverUrl: string, readonly anonKey: string, capacity: number, figures = new LoadFigures(capacity), private readonly ownAddresses = false) {
+  constructor(serverUrl: string, readonly anonKey: string, capacity: number, figures = new LoadFigures(capacity)) {
     this.url = serverUrl.replace('//localhost:', '//127.0.0.1:');
     this.figures = figures;
-  }
-
-  clientAddress(index: number): string | undefined {
-    return this.ownAddresses ? `10.${(index >> 16) & 255}.${(index >> 8) & 255}.${index & 255}` : undefined;
   }
 
   indexOf(address: string): number {
@@ -68,9 +72,12 @@ export class Fleet implements BotWorld {
     return freeTileNear(this.used, x, y);
   }
 
-  /** Adds a signed-in bot following `plan` and enters it into the world; resolves once its socket is open. */
+  /**
+   * Adds a signed-in bot following `plan` and enters it into the world from its own source
+   * address ({@link loopbackAddress} of its index); resolves once its socket is open.
+   */
   async add(identity: BotIdentity, plan: BotPlan): Promise<Bot> {
-    const bot = new Bot(this, identity, plan);
+    const bot = new Bot(this, identity, plan, loopbackAddress(plan.index));
     this.index.set(identity.address, plan.index);
     this.bots.push(bot);
     this.run();

@@ -28,6 +28,8 @@ export interface RestTarget {
   url: string;
   anonKey: string;
   figures: LoadFigures;
+  /** The loopback source address the requests come from (see loopbackAddress in fleet.ts); the system's choice when absent. */
+  localAddress?: string;
 }
 
 /** The URL postgrest-js builds for `table` with `query`. */
@@ -67,16 +69,21 @@ export interface RestAnswer {
 const FETCH_HEADERS = { accept: '*/*', 'accept-language': '*', 'sec-fetch-mode': 'cors', 'user-agent': 'node', 'accept-encoding': 'gzip, deflate' };
 
 /**
- * Connections kept open between requests, as a browser keeps them, at most 512 at once for the
- * whole process (more requests wait for one): a burst of thousands of bots never opens thousands
- * of connections at once.
+ * Connections kept open between requests, as a browser keeps them: at most 6 at once per source
+ * address (a browser's HTTP/1.1 limit per site; each bot has an address of its own) and 2,048
+ * for the whole process (more requests wait for one), so a burst of thousands of bots never
+ * opens tens of thousands of connections at once.
  */
-const agent = new Agent({ keepAlive: true, maxSockets: 512, maxFreeSockets: 512 });
+const agent = new Agent({ keepAlive: true, maxSockets: 6, maxFreeSockets: 2, maxTotalSockets: 2048 });
 
-/** One request over node:http: status and body, or the error; `reused` says whether the socket served a request before. */
-function send(url: string, method: string, headers: Record<string, string>, body: string | undefined): Promise<RestAnswer & { reused: boolean }> {
+/**
+ * One request over node:http from `localAddress` (when given): status and body, or the error;
+ * `reused` says whether the socket served a request before. The agent keeps connections apart by
+ * source address, so each bot's requests come from its own.
+ */
+export function send(url: string, method: string, headers: Record<string, string>, body: string | undefined, localAddress?: string): Promise<RestAnswer & { reused: boolean }> {
   return new Promise((resolve, reject) => {
-    const req = request(url, { method, headers: body === undefined ? headers : { ...headers, 'content-length': String(Buffer.byteLength(body)) }, agent }, (res) => {
+    const req = request(url, { method, headers: body === undefined ? headers : { ...headers, 'content-length': String(Buffer.byteLength(body)) }, agent, localAddress }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (chunk: Buffer) => chunks.push(chunk));
       res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString(), reused: req.reusedSocket }));
@@ -100,7 +107,7 @@ export async function restRequest(target: RestTarget, token: string, table: stri
   const headers = { ...restHeaders(target.anonKey, token, call), ...FETCH_HEADERS };
   for (let attempt = 1; ; attempt++) {
     try {
-      const answer = await send(url, method, headers, call.body);
+      const answer = await send(url, method, headers, call.body, target.localAddress);
       if (figures.recording) figures.bytes += Buffer.byteLength(answer.text);
       if (answer.status >= 400) figures.refuse(`rest ${answer.status} ${table} ${refusalOf(answer.text)}`);
       return answer;

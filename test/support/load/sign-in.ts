@@ -6,6 +6,7 @@
  */
 import { sign } from 'node:crypto';
 import { createWalletKey } from '../harness.js';
+import { send } from './rest.js';
 import { siwsMessage } from '../web3-grant.js';
 import { CLIENT_INFO } from './wire.js';
 
@@ -23,22 +24,29 @@ export function createBotKeys(count: number): BotKey[] {
   return Array.from({ length: count }, () => createWalletKey());
 }
 
-/** Signs `key` in on the server at `url`; throws with the server's answer when refused. */
-export async function signInBot(server: { url: string; anonKey: string; siteUrl?: string }, key: BotKey): Promise<BotIdentity> {
+/**
+ * Signs `key` in on the server at `url` for its site (`siteUrl`, else `url`), from the loopback
+ * source address `localAddress` when given (the bot's own, see loopbackAddress in fleet.ts);
+ * throws with the server's answer when refused.
+ */
+export async function signInBot(server: { url: string; anonKey: string; siteUrl?: string }, key: BotKey, localAddress?: string): Promise<BotIdentity> {
   const message = siwsMessage(key.address, { url: server.siteUrl ?? server.url });
   const signature = sign(null, Buffer.from(message), key.privateKey).toString('base64url');
-  const response = await fetch(`${server.url}/auth/v1/token?grant_type=web3`, {
-    method: 'POST',
-    headers: {
-      apikey: server.anonKey,
-      authorization: `Bearer ${server.anonKey}`,
-      'content-type': 'application/json;charset=UTF-8',
-      'x-client-info': CLIENT_INFO,
-      'x-supabase-api-version': '2024-01-01',
-    },
-    body: JSON.stringify({ chain: 'solana', message, signature }),
-  });
-  const body = (await response.json()) as { access_token?: string };
-  if (!response.ok || !body.access_token) throw new Error(`sign-in of ${key.address} refused: ${response.status} ${JSON.stringify(body)}`);
+  const headers = {
+    apikey: server.anonKey,
+    authorization: `Bearer ${server.anonKey}`,
+    'content-type': 'application/json;charset=UTF-8',
+    'x-client-info': CLIENT_INFO,
+    'x-supabase-api-version': '2024-01-01',
+  };
+  const url = `${server.url.replace('//localhost:', '//127.0.0.1:')}/auth/v1/token?grant_type=web3`;
+  const answer = await send(url, 'POST', headers, JSON.stringify({ chain: 'solana', message, signature }), localAddress);
+  let body: { access_token?: string } = {};
+  try {
+    body = JSON.parse(answer.text) as { access_token?: string };
+  } catch {
+    // Not JSON: refused below with the text.
+  }
+  if (answer.status !== 200 || !body.access_token) throw new Error(`sign-in of ${key.address} refused: ${answer.status} ${answer.text}`);
   return { address: key.address, accessToken: body.access_token };
 }

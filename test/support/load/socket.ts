@@ -51,9 +51,9 @@ export class BotSocket {
   /** Resolves once the socket is open. */
   readonly opened: Promise<void>;
 
-  /** `headers` go with the upgrade request (an `X-Forwarded-For` naming the bot's own address to a server that trusts this one as a proxy). */
-  constructor(serverUrl: string, anonKey: string, private readonly figures: LoadFigures, private readonly listener: SocketListener, headers: Record<string, string> = {}) {
-    this.ws = new WebSocket(`${serverUrl.replace(/^http/, 'ws')}/realtime/v1/websocket?apikey=${anonKey}&vsn=2.0.0`, { headers });
+  /** A socket to the server at `serverUrl`, from the loopback source address `localAddress` when given. */
+  constructor(serverUrl: string, anonKey: string, private readonly figures: LoadFigures, private readonly listener: SocketListener, localAddress?: string) {
+    this.ws = new WebSocket(`${serverUrl.replace(/^http/, 'ws')}/realtime/v1/websocket?apikey=${anonKey}&vsn=2.0.0`, { localAddress });
     this.opened = new Promise((resolve, reject) => this.ws.once('open', resolve).once('error', reject));
     this.ws.on('message', (data: Buffer, isBinary: boolean) => this.receive(data, isBinary));
     this.ws.on('close', () => {

@@ -3,11 +3,12 @@ import * as assert from 'uvu/assert';
 import { BATCH_EVENT, createBroadcastBatches, MAX_BATCH_BYTES, MAX_BATCH_EVENTS } from '../../../server/realtime/batches.js';
 import type { Channel } from '../../../server/realtime/channel.js';
 import type { Vsn } from '../../../server/realtime/protocol.js';
+import { broadcastsShedByKind } from '../../../server/realtime/wire.js';
 
 const TOPIC = 'realtime:region:0:0';
 
 /** A joined channel whose socket records what it is handed: the events of each batch message. */
-function member(options: { batch?: boolean; vsn?: Vsn; private?: boolean; broadcast?: boolean } = {}) {
+function member(options: { batch?: boolean; vsn?: Vsn; private?: boolean; broadcast?: boolean; nearness?: 'near' | 'far' } = {}) {
   const batches: Array<Array<{ event: string; payload: unknown }>> = [];
   const keys: string[] = [];
   const channel = {
@@ -18,6 +19,7 @@ function member(options: { batch?: boolean; vsn?: Vsn; private?: boolean; broadc
     conn: {
       vsn: options.vsn ?? '2.0.0',
       outbound: {
+        nearness: () => options.nearness ?? 'near',
         ephemeral(key: string, data: Buffer, binary: boolean) {
           assert.ok(binary);
           const [kind, topicLength, eventLength, metaLength, encoding] = data;
@@ -85,6 +87,28 @@ test('a window past the bounds is split into several batches, each under MAX_BAT
   for (let i = 0; i < 3; i++) batches.add(TOPIC, true, `p${i}:note`, { event: 'note', payload: { big }, binary: false }, null);
   batches.flush();
   assert.equal(taker.batches.slice(2).map((b) => b.length), [1, 1, 1]);
+  batches.close();
+});
+
+test('while far topics are thinned, a far member is sent the newest broadcast of each stream one window in four, a near one every window', () => {
+  const near = member({ nearness: 'near' });
+  const far = member({ nearness: 'far' });
+  const topics = new Map([[TOPIC, new Set([near.channel, far.channel])]]);
+  let windows = 0;
+  const thinning = { windowEnded: () => void windows++, thinned: (kind: 'near' | 'far') => kind === 'far', keptWindow: () => windows % 4 === 0 };
+  const batches = createBroadcastBatches(topics, thinning);
+  const shedBefore = { ...broadcastsShedByKind() };
+  batches.add(TOPIC, true, 'ann:pose', pose(0), null);
+  batches.add(TOPIC, true, 'bob:pose', pose(10), null);
+  batches.flush();
+  for (const x of [1, 2, 3]) {
+    batches.add(TOPIC, true, 'ann:pose', pose(x), null);
+    batches.flush();
+  }
+  assert.equal(near.batches, [[{ event: 'pose', payload: { x: 0 } }, { event: 'pose', payload: { x: 10 } }], [{ event: 'pose', payload: { x: 1 } }], [{ event: 'pose', payload: { x: 2 } }], [{ event: 'pose', payload: { x: 3 } }]]);
+  assert.equal(far.batches, [[{ event: 'pose', payload: { x: 10 } }, { event: 'pose', payload: { x: 3 } }]]);
+  const shed = broadcastsShedByKind();
+  assert.equal({ near: shed.near - shedBefore.near, far: shed.far - shedBefore.far }, { near: 0, far: 3 }, 'ann 0, 1 and 2 were shed for the far member');
   batches.close();
 });
 

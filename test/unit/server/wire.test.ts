@@ -3,7 +3,7 @@ import * as assert from 'uvu/assert';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import WebSocket, { WebSocketServer } from 'ws';
-import { Outbound } from '../../../server/realtime/wire.js';
+import { broadcastsShedByKind, Outbound } from '../../../server/realtime/wire.js';
 import { waitFor } from '../../support/wait.js';
 
 /** A server socket wrapped in an {@link Outbound}, and a `ws` client reading from it. */
@@ -91,6 +91,44 @@ test('nothing is written once the WebSocket is closing: messages due in the turn
     outbound.durable(Buffer.from('after the close'), false);
     assert.is(await closed, 1000);
     assert.equal(received, ['before']);
+  } finally {
+    await close();
+  }
+});
+
+test('past the broadcast bound far broadcasts are dropped before near ones, and near ones are handed on first, after every durable message', async () => {
+  const { outbound, received, close } = await pair();
+  try {
+    outbound.nearTopic = 'realtime:region:0:0';
+    const before = { ...broadcastsShedByKind() };
+    const kib = (label: string, i: number) => Buffer.from(`${label}${String(i).padStart(4, '0')}${'.'.repeat(1015)}`);
+    // 300 KiB of replies: past the high-water mark, so what follows waits in the queues.
+    for (let i = 0; i < 300; i++) outbound.durable(kib('dur', i), false);
+    // 200 KiB far, then 200 KiB near, each under a key of its own: 400 KiB against a bound of 256.
+    for (let i = 0; i < 200; i++) outbound.ephemeral(`far${i}`, kib('far', i), false, 'realtime:region:1:0');
+    for (let i = 0; i < 200; i++) outbound.ephemeral(`near${i}`, kib('nea', i), false, 'realtime:region:0:0');
+    const shed = broadcastsShedByKind();
+    assert.equal({ near: shed.near - before.near, far: shed.far - before.far }, { near: 0, far: 144 });
+    await until(() => received.length === 300 + 200 + 56);
+    const labels = received.map((message) => String(message).slice(0, 7));
+    const expected = [
+      ...Array.from({ length: 300 }, (_, i) => `dur${String(i).padStart(4, '0')}`),
+      ...Array.from({ length: 200 }, (_, i) => `nea${String(i).padStart(4, '0')}`),
+      ...Array.from({ length: 56 }, (_, i) => `far${String(144 + i).padStart(4, '0')}`),
+    ];
+    assert.equal(labels, expected);
+  } finally {
+    await close();
+  }
+});
+
+test('a socket that never broadcast takes every topic as near', async () => {
+  const { outbound, close } = await pair();
+  try {
+    assert.is(outbound.nearness('realtime:region:5:5'), 'near');
+    outbound.nearTopic = 'realtime:region:0:0';
+    assert.is(outbound.nearness('realtime:region:5:5'), 'far');
+    assert.is(outbound.nearness('realtime:region:0:0'), 'near');
   } finally {
     await close();
   }

@@ -1,0 +1,74 @@
+/**
+ * What the cases of bench:capacity share: the pinned server (one core for the server and its
+ * PostgreSQL, the other for the load), its CPU and memory, its `/metrics`, and running work a
+ * few at a time.
+ */
+import { cpus, setPriority } from 'node:os';
+import { startTestServer, type TestServer } from '../test/support/harness.js';
+import { cpuSeconds, pin, pssMb, serverPids } from './processes.js';
+
+/** CPU seconds of the server's Node process and of all its processes (PostgreSQL's too). */
+export async function serverCpu(server: TestServer): Promise<{ node: number; all: number }> {
+  const pids = await serverPids(server);
+  return { node: cpuSeconds(pids[0]!), all: pids.reduce((sum, pid) => sum + cpuSeconds(pid), 0) };
+}
+
+/**
+ * PSS of the server's processes together, MB. The kernel takes a few hundred milliseconds to total
+ * a large process's pages, and this process waits for it: read it only while nothing is timed.
+ */
+export async function serverPss(server: TestServer): Promise<number> {
+  return (await serverPids(server)).reduce((sum, pid) => sum + pssMb(pid), 0);
+}
+
+/**
+ * Raises this process's priority (where allowed) so that on its core it runs before other work of
+ * the machine: the load's loop delay then measures its own bots, not its neighbours. True if it could.
+ */
+export function prioritise(): boolean {
+  try {
+    setPriority(process.pid, -10);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Starts a server on `dataDir` pinned to core 0, with this process on core 1; `pinned` says whether it could. */
+export async function pinnedServer(dataDir: string): Promise<{ server: TestServer; pinned: boolean }> {
+  const server = await startTestServer(dataDir);
+  const pinned = cpus().length >= 2 && (await serverPids(server)).every((pid) => pin(pid, '0')) && pin(process.pid, '1');
+  return { server, pinned };
+}
+
+/** Runs `work` over `items`, at most `limit` at once. */
+export async function inBatches<T, R>(items: readonly T[], limit: number, work: (item: T, index: number) => Promise<R>): Promise<R[]> {
+  const results: R[] = new Array(items.length);
+  let next = 0;
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, async () => {
+    while (next < items.length) {
+      const index = next++;
+      results[index] = await work(items[index]!, index);
+    }
+  }));
+  return results;
+}
+
+/** Samples of the server's `/metrics` (Prometheus text), by metric name and label text. */
+export type Scrape = Map<string, number>;
+
+/**
+ * Reads the server's `/metrics` (from this machine, which needs no token). Reading it also starts
+ * prom-client's event-loop delay histogram afresh, so the next scrape's
+ * `nodejs_eventloop_lag_p99_seconds` covers the time between the two.
+ */
+export async function scrape(server: TestServer): Promise<Scrape> {
+  const text = await (await fetch(`${server.url}/metrics`)).text();
+  const samples: Scrape = new Map();
+  for (const line of text.split('\n')) {
+    if (line.startsWith('#') || line === '') continue;
+    const at = line.lastIndexOf(' ');
+    samples.set(line.slice(0, at), Number(line.slice(at + 1)));
+  }
+  return samples;
+}
