@@ -74,7 +74,7 @@ async function followBlocks(player: TestPlayer, topic: string, filter?: string):
 
 async function droppedChanges(server: TestServer): Promise<number> {
   const text = await (await fetch(`${server.url}/metrics`)).text();
-  const line = /^tessera_realtime_changes_dropped_total (\S+)$/m.exec(text);
+  const line = /^tessera_realtime_changes_dropped_total(?:\{[^}]*\})? (\S+)$/m.exec(text);
   return Number(line![1]);
 }
 
