@@ -24,7 +24,7 @@ const refusal = (topic: string) => ({ status: 'error', response: { reason: `Unau
 /** The read checks of private channels so far, by how they were answered (`database` or `catalogue`). */
 async function authorizations(): Promise<{ database: number; catalogue: number }> {
   const text = await (await fetch(`${server.url}/metrics`)).text();
-  const count = (by: string) => Number(new RegExp(`^tessera_realtime_join_authorizations_total\\{answered_by="${by}"\\} (\\S+)$`, 'm').exec(text)![1]);
+  const count = (by: string) => Number(new RegExp(`^tessera_realtime_join_authorizations_total\\{answered_by="${by}"[^}]*\\} (\\S+)$`, 'm').exec(text)![1]);
   return { database: count('database'), catalogue: count('catalogue') };
 }
 
