@@ -110,6 +110,11 @@ export const realtimeChangesDropped = new Counter({
   name: 'tessera_realtime_changes_dropped_total', help: 'Row changes not captured for postgres_changes: past the bound of one statement', registers: [registry],
 });
 
+/** 1 while this node drains the cluster's change and database broadcast queues (server/realtime/drain-lease.ts), else 0. */
+export const realtimeDrainer = new Gauge({
+  name: 'tessera_realtime_drainer', help: 'Whether this node drains the change queues of the cluster', registers: [registry],
+});
+
 /** Messages of the bus between nodes (server/cluster/), published (`out`) and heard from other nodes (`in`). */
 export const busMessages = new Counter({
   name: 'tessera_bus_messages_total', help: 'Messages of the bus between nodes, out and in', labelNames: ['direction'], registers: [registry],

@@ -11,6 +11,7 @@ import { log } from '../log.js';
 
 export type { Claims, Database, Field, Queryable, QueryResult } from './types.js';
 export { DataDirLockedError } from './lock.js';
+export type { SessionLock } from './session-lock.js';
 
 /** Where the database lives and how many connections to keep. */
 export interface DatabaseOptions {

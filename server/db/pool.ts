@@ -1,6 +1,7 @@
 import pg from 'pg';
 import { statementTimeouts } from '../metrics.js';
 import { createListeners } from './listen.js';
+import { createSessionLocks } from './session-lock.js';
 import type { Claims, Database, Queryable, QueryResult } from './types.js';
 
 /** The request roles a JWT may name. */
@@ -180,6 +181,7 @@ export function openPool(config: pg.PoolConfig, size: number, onError: (error: E
   checks.on('error', onError);
   const beginWithClaims = claimsBeginner(pool);
   const listeners = createListeners(settings, onError);
+  const locks = createSessionLocks(settings, onError);
   let closed: Promise<void> | null = null;
   return {
     query: async <Row,>(sql: string, params?: unknown[]) => resultOf<Row>(await poolQuery(pool, sql, params)),
@@ -194,10 +196,12 @@ export function openPool(config: pg.PoolConfig, size: number, onError: (error: E
       const begin = await beginWithClaims(claims);
       return decide ? decidedTrip(pool, begin, sql, decide) : oneTrip<Row>(pool, begin, sql, 'commit');
     },
+    tryLock: (name) => locks.tryLock(name),
     listen: (channel, onPayload) => listeners.listen(channel, onPayload),
     close: () => {
       closed ??= (async () => {
         await listeners.stopAll();
+        await locks.close();
         await Promise.all([pool.end(), checks.end()]);
       })();
       return closed;

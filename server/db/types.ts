@@ -1,3 +1,5 @@
+import type { SessionLock } from './session-lock.js';
+
 /**
  * JWT claims of a caller. `role` picks the Postgres role (anon, authenticated or service_role);
  * the whole object is exposed to SQL as `request.jwt.claims`, read by auth.uid() and auth.jwt().
@@ -64,6 +66,11 @@ export interface Database extends Queryable {
   transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
   /** The pool's connections now: in use, idle, and requests waiting for one. */
   poolStats(): { active: number; idle: number; waiting: number };
+  /**
+   * Takes the session advisory lock `name` on a connection of its own if no other session holds
+   * it (server/db/session-lock.ts); null when one does. The lock frees itself if that connection drops.
+   */
+  tryLock(name: string): Promise<SessionLock | null>;
   /** Calls `onPayload` for each NOTIFY on `channel`; resolves to a function that stops listening. */
   listen(channel: string, onPayload: (payload: string) => void): Promise<() => Promise<void>>;
   /** Closes the listeners and the pool once the running work is over. */

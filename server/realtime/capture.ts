@@ -116,25 +116,72 @@ begin
   return null;
 end $$;
 
+-- Check number n, {rel, role, claims, sql, old_sql}, of present subscribers, under that role and
+-- those claims: sql (from visibilitySql) re-reads the rows keys (a JSON array of the new rows
+-- of that table's inserts and updates, each with its position i) and returns (ord = i, checked =
+-- n) for each one the role can read; old_sql (from oldVisibilitySql, when the check has one)
+-- tests the old row images olds of its updates and deletes against the role's read policies,
+-- and returns (ord = i, kind = 'old', checked = n) for each one the role could read. A check
+-- whose policies raise is reported once as (ord = -1, checked = n) and is otherwise ignored.
+create or replace function realtime.run_check(chk jsonb, n int, keys jsonb, olds jsonb)
+returns table (ord int, kind text, checked int)
+language plpgsql as $$
+begin
+  perform set_config('role', chk ->> 'role', true), set_config('request.jwt.claims', chk ->> 'claims', true);
+  if keys is not null then
+    return query execute 'select v.i::int, null::text, v.c::int from (' || (chk ->> 'sql') || ') as v(c, i, failed)' using keys, n;
+  end if;
+  if olds is not null then
+    return query execute 'select v.i::int, ''old''::text, v.c::int from (' || (chk ->> 'old_sql') || ') as v(c, i, failed)' using olds, n;
+  end if;
+  perform set_config('role', 'none', true);
+exception when others then
+  return query select -1, null::text, n;
+end $$;
+revoke all on function realtime.run_check(jsonb, int, jsonb, jsonb) from public;
+
+-- realtime.run_check of every check on changes another node drained (a JSON array of {rel, kind,
+-- record, old}, positions counting from 1), removing nothing.
+create or replace function realtime.check_changes(changes jsonb, checks jsonb)
+returns table (ord int, kind text, checked int)
+language plpgsql as $$
+declare
+  n int;
+  chk jsonb;
+  keys jsonb;
+  olds jsonb;
+begin
+  for n in 0 .. jsonb_array_length(checks) - 1 loop
+    chk := checks -> n;
+    select jsonb_agg((c.v -> 'record') || jsonb_build_object('i', c.o)) into keys
+      from jsonb_array_elements(changes) with ordinality as c(v, o)
+      where (c.v ->> 'rel')::oid = (chk ->> 'rel')::oid and c.v ->> 'kind' in ('INSERT', 'UPDATE') and jsonb_typeof(c.v -> 'record') = 'object';
+    olds := null;
+    if chk ->> 'old_sql' is not null then
+      select jsonb_agg((c.v -> 'old') || jsonb_build_object('i', c.o)) into olds
+        from jsonb_array_elements(changes) with ordinality as c(v, o)
+        where (c.v ->> 'rel')::oid = (chk ->> 'rel')::oid and c.v ->> 'kind' in ('UPDATE', 'DELETE') and jsonb_typeof(c.v -> 'old') = 'object';
+    end if;
+    continue when keys is null and olds is null;
+    return query select * from realtime.run_check(chk, n, keys, olds);
+  end loop;
+end $$;
+revoke all on function realtime.check_changes(jsonb, jsonb) from public;
+
 -- Removes the oldest captured changes (at most max_changes) and returns them in commit order as
--- (ord, rel, kind, record, old, at, sender, checked = null), ord counting from 1. Then, for each
--- check {rel, role, claims, sql, old_sql} of the present subscribers, under that role and those
--- claims: sql (from visibilitySql) re-reads the rows of that table's inserts and updates, and
--- returns (ord, checked = check index) for each one the role can read; old_sql (from
--- oldVisibilitySql, when the check has one) tests the old row images of its updates and deletes
--- against the role's read policies, and returns (ord, kind = 'old', checked) for each one the
--- role could read. A check whose policies raise is reported once as (ord = -1, checked) and is
--- otherwise ignored. One round trip per drain.
--- A drain from before changes carried their sender returns other columns: replaced once.
+-- (id, ord, rel, kind, record, old, at, sender, checked = null), ord counting from 1, then the
+-- verdicts of realtime.run_check of each check on them as (ord, kind, checked). One round trip
+-- per drain.
+-- A drain from before changes carried their id returns other columns: replaced once.
 do $$
 begin
   if exists (select 1 from pg_proc p join pg_namespace n on n.oid = p.pronamespace
-             where n.nspname = 'realtime' and p.proname = 'drain' and not ('sender' = any (p.proargnames))) then
+             where n.nspname = 'realtime' and p.proname = 'drain' and not ('id' = any (p.proargnames))) then
     drop function realtime.drain(int, jsonb);
   end if;
 end $$;
 create or replace function realtime.drain(max_changes int, checks jsonb)
-returns table (ord int, rel int, kind text, record text, old text, at text, sender text, checked int)
+returns table (id bigint, ord int, rel int, kind text, record text, old text, at text, sender text, checked int)
 language plpgsql as $$
 #variable_conflict use_column
 declare
@@ -149,7 +196,7 @@ begin
     returning *)
   select coalesce(array_agg(d order by d.id), '{}') into drained from d;
   return query
-    select c.o::int, c.rel::int, c.kind, c.record::text, c.old_record::text,
+    select c.id, c.o::int, c.rel::int, c.kind, c.record::text, c.old_record::text,
       to_char(c.at at time zone 'utc', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), c.sender, null::int
     from unnest(drained) with ordinality as c(id, rel, kind, record, old_record, at, sender, o);
   for n in 0 .. jsonb_array_length(checks) - 1 loop
@@ -164,20 +211,8 @@ begin
         where c.rel = (chk ->> 'rel')::oid and c.kind in ('UPDATE', 'DELETE') and c.old_record is not null;
     end if;
     continue when keys is null and olds is null;
-    begin
-      perform set_config('role', chk ->> 'role', true), set_config('request.jwt.claims', chk ->> 'claims', true);
-      if keys is not null then
-        return query execute 'select v.i::int, null::int, null::text, null::text, null::text, null::text, null::text, v.c::int from ('
-          || (chk ->> 'sql') || ') as v(c, i, failed)' using keys, n;
-      end if;
-      if olds is not null then
-        return query execute 'select v.i::int, null::int, ''old''::text, null::text, null::text, null::text, null::text, v.c::int from ('
-          || (chk ->> 'old_sql') || ') as v(c, i, failed)' using olds, n;
-      end if;
-      perform set_config('role', 'none', true);
-    exception when others then
-      return query select -1, null::int, null::text, null::text, null::text, null::text, null::text, n;
-    end;
+    return query select null::bigint, k.ord, null::int, k.kind, null::text, null::text, null::text, null::text, k.checked
+      from realtime.run_check(chk, n, keys, olds) as k;
   end loop;
 end $$;
 revoke all on function realtime.drain(int, jsonb) from public;
@@ -207,15 +242,28 @@ end $$;
 `;
 
 /**
- * The capture table and the tables followed, recreated empty at each start: rows captured before
- * it have no subscriber left, and no table has one yet.
+ * The capture queue and the tables followed, kept across starts: the nodes of a cluster share
+ * them (docs/cluster.md). realtime.subscribed holds one row per table and node following it,
+ * refreshed by that node's heartbeat (`seen`, subscribed-tables.ts); a table is captured while
+ * it has a row.
  */
 const CAPTURE_TABLE_SQL = `
 create schema if not exists realtime;
-drop table if exists realtime.subscribed;
-create table realtime.subscribed (rel oid primary key);
-drop table if exists realtime.changes;
-create unlogged table realtime.changes (
+-- The list of followed tables from before nodes shared it: replaced once.
+do $$
+begin
+  if to_regclass('realtime.subscribed') is not null and not exists (
+      select 1 from pg_attribute where attrelid = to_regclass('realtime.subscribed') and attname = 'node' and not attisdropped) then
+    drop table realtime.subscribed;
+  end if;
+end $$;
+create table if not exists realtime.subscribed (
+  rel oid not null,
+  node text not null,
+  seen timestamptz not null default now(),
+  primary key (rel, node)
+);
+create unlogged table if not exists realtime.changes (
   id bigint generated always as identity primary key,
   rel oid not null,
   kind text not null,
@@ -232,6 +280,8 @@ create unlogged table realtime.changes (
  * MAX_CHANGES_PER_STATEMENT that were not captured.
  */
 export interface Change {
+  /** The queue row's id (realtime.changes.id): what tells a change drained twice (docs/cluster.md). */
+  id: number;
   rel: number;
   kind: 'INSERT' | 'UPDATE' | 'DELETE' | typeof DROPPED_KIND;
   record: string | null;
@@ -273,7 +323,7 @@ exception when insufficient_privilege then
 end $$;
 `;
 
-/** Creates the empty capture table and the schema watch, then {@link captureTables}. */
+/** Creates the capture tables (when missing) and the schema watch, then {@link captureTables}. */
 export async function installCapture(db: Queryable): Promise<void> {
   await db.exec(CAPTURE_TABLE_SQL);
   await db.exec(SCHEMA_WATCH_SQL);
@@ -310,23 +360,54 @@ export interface Drained {
   failed: Set<number>;
 }
 
+/** A row of realtime.drain or realtime.check_changes: a change (checked null) or a verdict. */
+interface DrainRow {
+  id: string | null;
+  ord: number;
+  rel: number | null;
+  kind: Change['kind'] | 'old' | null;
+  record: string | null;
+  old: string | null;
+  at: string | null;
+  sender: string | null;
+  checked: number | null;
+}
+
+/** Sorts the rows of a drain or a check into the changes and the verdicts of `checkCount` checks. */
+function readDrained(rows: DrainRow[], checkCount: number): Drained {
+  const changes: Change[] = [];
+  const visible = Array.from({ length: checkCount }, () => new Set<number>());
+  const oldVisible = Array.from({ length: checkCount }, () => new Set<number>());
+  const failed = new Set<number>();
+  for (const row of rows) {
+    if (row.checked === null) changes.push({ id: Number(row.id), rel: row.rel!, kind: row.kind as Change['kind'], record: row.record, old: row.old, at: row.at!, sender: row.sender });
+    else if (row.ord < 0) failed.add(row.checked);
+    else (row.kind === 'old' ? oldVisible : visible)[row.checked]!.add(row.ord - 1);
+  }
+  return { changes, visible, oldVisible, failed };
+}
+
 /**
  * Removes the oldest captured changes (at most {@link DRAIN_LIMIT}) and evaluates `checks` on
  * them, in one round trip.
  */
 export async function drain(db: Queryable, checks: VisibilityCheck[]): Promise<Drained> {
-  const { rows } = await db.query<{ ord: number; rel: number | null; kind: Change['kind'] | 'old' | null; record: string | null; old: string | null; at: string | null; sender: string | null; checked: number | null }>(
-    'select ord, rel, kind, record, old, at, sender, checked from realtime.drain($1, $2::jsonb)',
+  const { rows } = await db.query<DrainRow>(
+    'select id, ord, rel, kind, record, old, at, sender, checked from realtime.drain($1, $2::jsonb)',
     [DRAIN_LIMIT, JSON.stringify(checks)],
   );
-  const changes: Change[] = [];
-  const visible = checks.map(() => new Set<number>());
-  const oldVisible = checks.map(() => new Set<number>());
-  const failed = new Set<number>();
-  for (const row of rows) {
-    if (row.checked === null) changes.push({ rel: row.rel!, kind: row.kind as Change['kind'], record: row.record, old: row.old, at: row.at!, sender: row.sender });
-    else if (row.ord < 0) failed.add(row.checked);
-    else (row.kind === 'old' ? oldVisible : visible)[row.checked]!.add(row.ord - 1);
-  }
-  return { changes, visible, oldVisible, failed };
+  return readDrained(rows, checks.length);
+}
+
+/**
+ * Evaluates `checks` on `changes` another node drained, without removing anything, in one round
+ * trip; the result's `changes` is `changes` itself. Only the changes of `checked` tables are sent.
+ */
+export async function checkChanges(db: Queryable, changes: Change[], checks: VisibilityCheck[], checked: ReadonlySet<number>): Promise<Drained> {
+  const sent = changes.map((c) => (checked.has(c.rel) ? `{"rel":${c.rel},"kind":"${c.kind}","record":${c.record ?? 'null'},"old":${c.old ?? 'null'}}` : '{}'));
+  const { rows } = await db.query<DrainRow>(
+    'select null as id, ord, null as rel, kind, null as record, null as old, null as at, null as sender, checked from realtime.check_changes($1::jsonb, $2::jsonb)',
+    [`[${sent.join(',')}]`, JSON.stringify(checks)],
+  );
+  return { ...readDrained(rows, checks.length), changes };
 }

@@ -1,3 +1,4 @@
+import type { Bus } from '../cluster/index.js';
 import type { Database } from '../db/index.js';
 import type { Channel } from './channel.js';
 import type { BroadcastBatches } from './batches.js';
@@ -13,6 +14,8 @@ import { createLane } from './lane.js';
 import type { Lane } from './lane.js';
 import { BROADCAST_DRAIN_LIMIT, drainBroadcasts, readCaptured } from './messages.js';
 import { fitsBinaryBroadcast } from './protocol.js';
+import { BROADCASTS_BUS_CHANNEL, LastDrain, runDrain } from './change-relay.js';
+import type { RelayedBroadcasts } from './change-relay.js';
 
 /** Why database messages of one drain were not delivered, and how many. */
 interface Undelivered {
@@ -89,12 +92,28 @@ export function createDatabaseBroadcaster(topics: Map<string, Set<Channel>>, bat
 /**
  * The lane of database broadcasts (lane.ts): each drain takes at most BROADCAST_DRAIN_LIMIT
  * captured messages from realtime.broadcasts and hands them to `deliver`; `onError` hears a
- * failed drain.
+ * failed drain. On a node of a cluster the drainer (drain-lease.ts) also publishes each drain's
+ * messages, without the markers of statements past their bound (counted once, by the drainer),
+ * before its delete commits (change-relay.ts); every other node hands what it hears to its own
+ * `deliver`, which applies its own bounds to its own members.
  */
-export function createBroadcastLane(db: Database, deliver: (records: string[]) => void, onError: (error: unknown) => void): Lane {
+export function createBroadcastLane(db: Database, deliver: (records: string[]) => void, onError: (error: unknown) => void, bus: Bus): Lane {
+  const last = new LastDrain();
+  bus.subscribe(BROADCASTS_BUS_CHANNEL, (message) => {
+    const { ids, records } = message as RelayedBroadcasts;
+    const fresh = records.filter((_, i) => !last.has(ids[i]!));
+    last.remember(ids);
+    if (fresh.length > 0) deliver(fresh);
+  });
   return createLane(async () => {
-    const records = await drainBroadcasts(db);
-    if (records.length > 0) deliver(records);
-    return records.length === BROADCAST_DRAIN_LIMIT;
+    return runDrain(db, bus.clustered, async (queue) => {
+      const drained = await drainBroadcasts(queue);
+      const fresh = drained.filter((row) => !last.has(row.id));
+      last.remember(drained.map((row) => row.id));
+      if (fresh.length > 0) deliver(fresh.map((row) => row.record));
+      const relayed = fresh.filter((row) => !row.marker);
+      if (bus.clustered && relayed.length > 0) bus.publish(BROADCASTS_BUS_CHANNEL, { ids: relayed.map((row) => row.id), records: relayed.map((row) => row.record) } satisfies RelayedBroadcasts);
+      return drained.length === BROADCAST_DRAIN_LIMIT;
+    });
   }, onError);
 }

@@ -1,13 +1,19 @@
+import type { Bus } from '../cluster/index.js';
 import type { Database } from '../db/index.js';
-import { DRAIN_LIMIT, DROPPED_KIND, drain } from './capture.js';
-import type { Change } from './capture.js';
+import { DRAIN_LIMIT, DROPPED_KIND, checkChanges, drain } from './capture.js';
+import type { Change, Drained } from './capture.js';
 import type { TableInfo } from './catalog.js';
 import { deliverChanges } from './change-delivery.js';
 import { Planner } from './dispatch-plan.js';
+import type { Plan } from './dispatch-plan.js';
 import type { Channel } from './channel.js';
 import { createLane } from './lane.js';
+import type { Lane } from './lane.js';
+import { MAX_RELAYED_CHANGES_PENDING } from './limits.js';
 import { parseChange } from './payload.js';
 import type { ParsedChange } from './payload.js';
+import { CHANGES_BUS_CHANNEL, LastDrain, runDrain } from './change-relay.js';
+import type { RelayedChanges } from './change-relay.js';
 import type { SubscribedTables } from './subscribed-tables.js';
 import { TableBindings } from './table-bindings.js';
 
@@ -24,55 +30,84 @@ export interface Dispatcher {
   remove(channel: Channel): void;
   /** The channel's claims or access changed: its bindings are planned again from the next tick. */
   refresh(channel: Channel): void;
-  /** Called on NOTIFY: drains and delivers in the postgres_changes lane (lane.ts). */
+  /** Called on NOTIFY while this node drains (drain-lease.ts): drains and delivers in the postgres_changes lane (lane.ts). */
   wake(): void;
-  /** Resolves when no tick is running. */
+  /** Resolves when no tick, nor delivery of changes another node drained, is running. */
   idle(): Promise<void>;
 }
 
-/** A drain's changes sorted out: those of tables with bindings parsed (with their positions in the drain), and the changes not captured. */
+/**
+ * A drain's changes sorted out: those of tables with bindings here parsed (with their positions
+ * in the drain), those to hand to the other nodes (`relayed`, on a node of a cluster), and the
+ * changes not captured.
+ */
 interface Sorted {
   parsed: ParsedChange[];
   positions: number[];
+  relayed: Change[];
   dropped: number;
 }
 
+/** How a drain's changes are sorted: whether they are relayed, which were in the last drain, and the writers' budgets. */
+interface Sorting {
+  tableOf: (oid: number) => TableInfo | undefined;
+  admit: (change: Change) => boolean;
+  relay: boolean;
+  last: LastDrain;
+}
+
 /**
- * Sorts a drain's `changes`; changes of a table `tableOf` does not know (no binding on it) are
- * dropped, and so are those `admit` refuses (their writer's budget is spent). Markers of
- * statements too large add up in `dropped`.
+ * Sorts a drain's `changes`: a change of the last drain (drained again, see LastDrain) is left
+ * out; one of a table no binding here follows is dropped unless relayed, and so is one `admit`
+ * refuses (its writer's budget is spent), for every node. Markers of statements too large add up
+ * in `dropped`.
  */
-function sortDrained(changes: Change[], tableOf: (oid: number) => TableInfo | undefined, admit: (change: Change) => boolean): Sorted {
-  const sorted: Sorted = { parsed: [], positions: [], dropped: 0 };
+function sortDrained(changes: Change[], how: Sorting): Sorted {
+  const sorted: Sorted = { parsed: [], positions: [], relayed: [], dropped: 0 };
   changes.forEach((change, position) => {
     if (change.kind === DROPPED_KIND) {
       sorted.dropped += (JSON.parse(change.record!) as { dropped: number }).dropped;
       return;
     }
-    const table = tableOf(change.rel);
-    if (!table || !admit(change)) return;
+    if (how.last.has(change.id)) return;
+    const table = how.tableOf(change.rel);
+    if ((!table && !how.relay) || !how.admit(change)) return;
+    if (how.relay) sorted.relayed.push(change);
+    if (!table) return;
     sorted.parsed.push(parseChange(change, table));
     sorted.positions.push(position);
   });
   return sorted;
 }
 
+/** What the dispatcher reports, and to whom it hands changes beyond this node. */
+export interface DispatcherDeps {
+  /** Hears failed ticks, which are then retried on the next wake. */
+  onError: (error: unknown) => void;
+  /** Hears how many changes of statements past MAX_CHANGES_PER_STATEMENT a drain found uncaptured. */
+  onDropped: (count: number) => void;
+  /**
+   * Asked once for each drained change some binding may follow (server/realtime/change-senders.ts);
+   * a change it refuses is delivered to nobody.
+   */
+  admit: (change: Change) => boolean;
+  /** The bus: a drainer publishes what it drained there, and every other node delivers it (change-relay.ts). */
+  bus: Bus;
+  log: (message: string) => void;
+}
+
 /**
- * Creates the dispatcher; `onError` hears failed ticks, which are then retried on the next wake.
- * `subscribed` is told which tables have bindings, so only they are captured. `onDropped` hears
- * how many changes of statements past MAX_CHANGES_PER_STATEMENT a drain found uncaptured.
- * `admit` is asked once for each change some binding follows (server/realtime/change-senders.ts);
- * a change it refuses is delivered to nobody.
+ * Creates the dispatcher. `subscribed` is told which tables have bindings, so only they are
+ * captured. On a node of a cluster, the node holding the drain lease (drain-lease.ts) drains,
+ * delivers to its bindings and publishes the admitted changes; the others deliver what they hear
+ * to theirs, after one visibility check round trip (realtime.check_changes) when a binding's
+ * verdict depends on the row, none otherwise.
  */
-export function createDispatcher(
-  db: Database,
-  subscribed: SubscribedTables,
-  onError: (error: unknown) => void,
-  onDropped: (count: number) => void,
-  admit: (change: Change) => boolean,
-): Dispatcher {
+export function createDispatcher(db: Database, subscribed: SubscribedTables, deps: DispatcherDeps): Dispatcher {
   const byTable = new Map<number, TableBindings>();
   const planner = new Planner(byTable);
+  const last = new LastDrain();
+  const sorting: Sorting = { tableOf, admit: deps.admit, relay: deps.bus.clustered, last };
 
   function tableOf(oid: number): TableInfo | undefined {
     const subs = byTable.get(oid);
@@ -81,18 +116,30 @@ export function createDispatcher(
     return undefined;
   }
 
-  async function tick(): Promise<boolean> {
-    const { checks, of } = planner.plan();
-    const drained = await drain(db, checks);
-    const { parsed, positions, dropped } = sortDrained(drained.changes, tableOf, admit);
+  function deliver(sorted: Sorted, drained: Drained, of: Plan['of']): void {
+    const { parsed, positions } = sorted;
     const readable = (check: number, ci: number, old: boolean) =>
       !drained.failed.has(check) && (old ? drained.oldVisible : drained.visible)[check]!.has(positions[ci]!);
     if (parsed.length > 0) deliverChanges(byTable, parsed, of, readable);
-    if (dropped > 0) onDropped(dropped);
-    return drained.changes.length === DRAIN_LIMIT;
   }
 
-  const lane = createLane(tick, onError);
+  async function tick(): Promise<boolean> {
+    // Changes heard from an earlier drainer go out before this node's own drains.
+    await relayed.idle();
+    const { checks, of } = planner.plan();
+    return runDrain(db, deps.bus.clustered, async (queue) => {
+      const drained = await drain(queue, checks);
+      const sorted = sortDrained(drained.changes, sorting);
+      last.remember(drained.changes.map((change) => change.id));
+      deliver(sorted, drained, of);
+      if (sorted.relayed.length > 0) deps.bus.publish(CHANGES_BUS_CHANNEL, { changes: sorted.relayed } satisfies RelayedChanges);
+      if (sorted.dropped > 0) deps.onDropped(sorted.dropped);
+      return drained.changes.length === DRAIN_LIMIT;
+    });
+  }
+
+  const relayed = createRelayedChanges(db, { byTable, planner, last, deliver, tableOf }, deps);
+  const lane = createLane(tick, deps.onError);
   return {
     add(channel: Channel) {
       planner.invalidate();
@@ -121,6 +168,58 @@ export function createDispatcher(
       planner.invalidate();
     },
     wake: () => lane.wake(),
-    idle: () => lane.idle(),
+    idle: async () => {
+      await lane.idle();
+      await relayed.idle();
+    },
   };
+}
+
+/** The dispatcher's state the delivery of relayed changes shares. */
+interface RelayParts {
+  byTable: Map<number, TableBindings>;
+  planner: Planner;
+  last: LastDrain;
+  deliver: (sorted: Sorted, drained: Drained, of: Plan['of']) => void;
+  tableOf: (oid: number) => TableInfo | undefined;
+}
+
+/**
+ * Delivers the changes another node drained and published to this node's bindings, in the order
+ * heard: those of tables no binding here follows are let go at once; the rest wait (at most
+ * MAX_RELAYED_CHANGES_PENDING, past it dropped and logged) for a lane of their own, which checks
+ * them in one round trip when some binding's verdict depends on the row.
+ */
+function createRelayedChanges(db: Database, parts: RelayParts, deps: DispatcherDeps): Lane {
+  const pending: Change[] = [];
+  const all = () => true;
+  const noRepeats = new LastDrain();
+  let overflow = 0;
+
+  async function deliverPending(): Promise<boolean> {
+    const changes = pending.splice(0, DRAIN_LIMIT);
+    const { checks, of } = parts.planner.plan();
+    const rels = new Set(changes.map((change) => change.rel));
+    const checked = new Set(checks.filter((check) => rels.has(check.rel)).map((check) => check.rel));
+    const drained = checked.size > 0 ? await checkChanges(db, changes, checks, checked) : { changes, visible: [], oldVisible: [], failed: new Set<number>() };
+    parts.deliver(sortDrained(changes, { tableOf: parts.tableOf, admit: all, relay: false, last: noRepeats }), drained, of);
+    return pending.length > 0;
+  }
+
+  const lane = createLane(deliverPending, deps.onError);
+  deps.bus.subscribe(CHANGES_BUS_CHANNEL, (message) => {
+    const { changes } = message as RelayedChanges;
+    for (const change of changes) {
+      if (parts.last.has(change.id) || !parts.byTable.has(change.rel)) continue;
+      if (pending.length < MAX_RELAYED_CHANGES_PENDING) pending.push(change);
+      else overflow += 1;
+    }
+    parts.last.remember(changes.map((change) => change.id));
+    if (overflow > 0) {
+      deps.log(`realtime: ${overflow} relayed row changes dropped: past ${MAX_RELAYED_CHANGES_PENDING} waiting for their check`);
+      overflow = 0;
+    }
+    if (pending.length > 0) lane.wake();
+  });
+  return lane;
 }

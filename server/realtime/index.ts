@@ -3,6 +3,7 @@ import type { Bus } from '../cluster/index.js';
 import type { BudgetStore } from '../cluster/budget-store.js';
 import { createSharedCounts } from '../cluster/shared-counts.js';
 import { shareRates } from '../cluster/shared-rates.js';
+import { soloBus } from '../cluster/bus.js';
 import type { Claims, Database } from '../db/index.js';
 import { authorizeRead, authorizeSends, authorizeWrite } from './authorization.js';
 import type { ReadVerdict } from './authorization.js';
@@ -15,6 +16,7 @@ import { createChangeAdmission, installChangeSender } from './change-senders.js'
 import type { Channel } from './channel.js';
 import { createBroadcastLane, createDatabaseBroadcaster } from './database-broadcast.js';
 import { createDispatcher } from './dispatch.js';
+import { startDraining } from './drain-lease.js';
 import type { Dispatcher } from './dispatch.js';
 import { startHousekeeping } from './housekeeping.js';
 import type { Hub } from './hub.js';
@@ -225,11 +227,13 @@ export async function attachRealtime(server: Server, deps: RealtimeDeps): Promis
   const onError = (error: unknown) => log(`realtime: change or database broadcast delivery failed: ${(error as Error).message}`);
   const senderBudgets = new KeyedBuckets(MAX_SENDER_MESSAGES_PER_SECOND);
   const admit = createChangeAdmission((sender) => senderBudgets.take(sender), log);
-  const subscribed = new SubscribedTables(db, log);
-  const dispatcher = createDispatcher(db, subscribed, onError, reportDropped(log), admit);
-  const broadcastLane = createBroadcastLane(db, createDatabaseBroadcaster(topics, batches, log), onError);
-  const stopListening = await db.listen(CHANGES_CHANNEL, () => dispatcher.wake());
-  const stopBroadcasts = await db.listen(BROADCASTS_CHANNEL, () => broadcastLane.wake());
+  const bus = deps.bus ?? soloBus('solo');
+  const subscribed = new SubscribedTables(db, bus.node, log);
+  await subscribed.start(bus.clustered);
+  bus.onNodeDown((node) => void subscribed.forget(node));
+  const dispatcher = createDispatcher(db, subscribed, { onError, onDropped: reportDropped(log), admit, bus, log });
+  const broadcastLane = createBroadcastLane(db, createDatabaseBroadcaster(topics, batches, log), onError, bus);
+  const draining = await startDraining(db, bus, [{ channel: CHANGES_CHANNEL, lane: dispatcher }, { channel: BROADCASTS_CHANNEL, lane: broadcastLane }], log);
   const stopWatching = await db.listen(SCHEMA_CHANNEL, () => {
     void catalogue.reload();
     void readPolicies.reload();
@@ -261,12 +265,11 @@ export async function attachRealtime(server: Server, deps: RealtimeDeps): Promis
       batches.close();
       await sockets.close();
       relay.close();
-      await unlisten(stopListening);
-      await unlisten(stopBroadcasts);
+      await draining.stop().catch((error: Error) => log(`realtime: stopping the drains failed: ${error.message}`));
       await unlisten(stopWatching);
       await dispatcher.idle();
       await broadcastLane.idle();
-      await subscribed.idle();
+      await subscribed.stop();
       await pruned;
     },
   };

@@ -104,6 +104,11 @@ export const MAX_DATABASE_BROADCASTS_PER_STATEMENT = 1000;
  * all, 100 per poll, behind which every later change waits.
  */
 export const MAX_CHANGES_PER_STATEMENT = 10_000;
+/**
+ * Row changes another node drained that one node holds while it checks them for its own
+ * subscribers (server/realtime/dispatch.ts); past it they are dropped for its subscribers and logged.
+ */
+export const MAX_RELAYED_CHANGES_PENDING = 40_000;
 /** Database messages one drain delivers per topic; the rest of that drain's messages of the topic are dropped and logged. */
 export const MAX_DATABASE_BROADCASTS_PER_TOPIC_PER_DRAIN = 100;
 /** Database messages delivered per second over all topics (hosted: the project's events per second); past it they are dropped and logged. */

@@ -34,8 +34,7 @@ const DELIVERABLE = 'm.event is not null and m.private is not null and (m.payloa
  * The indexes serve the replay query (newest rows of a private topic) and the pruning by age.
  */
 const MESSAGES_SQL = `
-drop table if exists realtime.broadcasts;
-create unlogged table realtime.broadcasts (
+create unlogged table if not exists realtime.broadcasts (
   id bigint generated always as identity primary key,
   record json not null
 );
@@ -72,14 +71,23 @@ begin
   return null;
 end $$;
 revoke all on function realtime.capture_messages() from public;
--- Removes the oldest captured messages (at most max_messages) and returns their records in commit order.
+-- Removes the oldest captured messages (at most max_messages) and returns them in commit order:
+-- each row's id, its record, and whether it is a statement's marker ({"dropped": n}).
+-- A drain from before messages carried their id returns other columns: replaced once.
+do $$
+begin
+  if exists (select 1 from pg_proc p join pg_namespace n on n.oid = p.pronamespace
+             where n.nspname = 'realtime' and p.proname = 'drain_broadcasts' and not ('id' = any (p.proargnames))) then
+    drop function realtime.drain_broadcasts(int);
+  end if;
+end $$;
 create or replace function realtime.drain_broadcasts(max_messages int)
-returns table (record text)
+returns table (id bigint, record text, marker boolean)
 language sql as $$
   with d as (
     delete from realtime.broadcasts where id in (select b.id from realtime.broadcasts b order by b.id limit max_messages)
     returning id, record)
-  select d.record::text from d order by d.id
+  select d.id, d.record::text, d.record ->> 'dropped' is not null from d order by d.id
 $$;
 revoke all on function realtime.drain_broadcasts(int) from public;
 create or replace trigger realtime_capture_messages after insert on realtime.messages
@@ -129,13 +137,20 @@ export interface CapturedMessage {
 /** What one captured record says: a message, or how many messages of one statement were not captured. */
 export type Captured = { message: CapturedMessage } | { dropped: number };
 
+/** One drained row of realtime.broadcasts: its id, its record (for {@link readCaptured}) and whether it is a statement's marker. */
+export interface DrainedBroadcast {
+  id: number;
+  record: string;
+  marker: boolean;
+}
+
 /**
- * Removes the oldest captured messages (at most {@link BROADCAST_DRAIN_LIMIT}) and returns their
- * records, for {@link readCaptured}, in commit order.
+ * Removes the oldest captured messages (at most {@link BROADCAST_DRAIN_LIMIT}) and returns them
+ * in commit order.
  */
-export async function drainBroadcasts(db: Queryable): Promise<string[]> {
-  const { rows } = await db.query<{ record: string }>('select record from realtime.drain_broadcasts($1)', [BROADCAST_DRAIN_LIMIT]);
-  return rows.map((row) => row.record);
+export async function drainBroadcasts(db: Queryable): Promise<DrainedBroadcast[]> {
+  const { rows } = await db.query<{ id: string; record: string; marker: boolean }>('select id, record, marker from realtime.drain_broadcasts($1)', [BROADCAST_DRAIN_LIMIT]);
+  return rows.map((row) => ({ id: Number(row.id), record: row.record, marker: row.marker }));
 }
 
 /** Reads a record the capture trigger wrote (the `record` JSON text of a realtime.broadcasts row). */

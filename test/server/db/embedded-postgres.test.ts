@@ -221,6 +221,7 @@ function pgliteDatabase(lite: PGlite): Database {
     withClaims: () => Promise.reject(new Error('not used')),
     checkWithClaims: () => Promise.reject(new Error('not used')),
     runWithClaims: () => Promise.reject(new Error('not used')),
+    tryLock: () => Promise.reject(new Error('not used')),
     listen: () => Promise.reject(new Error('not used')),
     close: () => lite.close(),
   };
