@@ -71,6 +71,8 @@ export interface BlockSync extends BlockEdits {
   heldChunks(): string[];
   /** The chunks the view (without its margin) touches around the last followed position, and how many of them are shown. */
   viewProgress(): { loaded: number; total: number };
+  /** Whether every chunk the view touches is shown and followed live since its last read (after a drop: read again). */
+  viewCurrent(): boolean;
   /** Block topics listened to. */
   topics(): string[];
   close(): Promise<void>;
@@ -127,11 +129,18 @@ export function createBlockSync(db: SupabaseClient, options: BlockSyncOptions): 
     chunks.pump(x, y);
   }
 
+  const edits = createBlockEdits(db, { playerId: options.playerId, playerName: options.playerName, emit, notice: options.notice, own });
   return {
     follow,
-    ...createBlockEdits(db, { playerId: options.playerId, playerName: options.playerName, emit, notice: options.notice, own }),
+    ...edits,
+    giveUp(action, x, y, blockType, inventory) {
+      edits.giveUp(action, x, y, blockType, inventory);
+      // The tile still shows the edit: its chunk's next read shows it as the server has it.
+      chunks.readTileAgain(x, y);
+    },
     heldChunks: () => chunks.shown(),
     viewProgress: () => (last ? chunks.viewProgress(last.x, last.y) : { loaded: 0, total: 0 }),
+    viewCurrent: () => last !== null && chunks.viewCurrent(last.x, last.y),
     topics: () => regions.topics(),
     close: async () => {
       closed = true;
