@@ -55,7 +55,7 @@ function fakeBlocks(answers: EditOutcome[]) {
 
 const place = (x: number): LocalAction => ({ kind: 'placeBlock', x, y: 0, blockType: 'stone', inventory: true });
 const remove = (x: number): LocalAction => ({ kind: 'removeBlock', x, y: 0, blockType: 'stone' });
-const hit: LocalAction = { kind: 'attack', victimId: 'v', victimName: 'V', damage: 25, x: 0, y: 0 } as LocalAction;
+const hit: LocalAction = { kind: 'attack', victimId: 'v', victimName: 'V', damage: 25, victimTileX: 3, victimTileY: 0, attackerX: 64, attackerY: 0 };
 const flush = () => new Promise((resolve) => setTimeout(resolve, 0));
 
 test('an edit that did not reach the server is made again once online, and the edits after it wait in order', async () => {
