@@ -11,13 +11,14 @@ export interface ClientConfig {
 }
 
 /** Base waits before the first tries of the live socket after a drop, in ms; later tries wait the last. */
-const RECONNECT_STEPS_MS = [250, 500, 1000, 2000];
+const RECONNECT_STEPS_MS = [200, 500, 1000];
 
 /**
  * How long the live socket waits before try `tries` (from 1) after it dropped: quick at first and
- * at most 2.5 s apart, each wait spread by a random quarter either way so that the players of a
+ * at most 1.25 s apart, each wait spread by a random quarter either way so that the players of a
  * restarted server do not all come back in the same instant. supabase-js's own steps reach 10 s,
- * too slow to be back in the world within 5 s of the server answering again.
+ * too slow to be back in the world within 5 s of the server answering again; a try costs a
+ * refused TCP connection while the server is away.
  */
 export function reconnectAfterMs(tries: number): number {
   const base = RECONNECT_STEPS_MS[Math.min(tries, RECONNECT_STEPS_MS.length) - 1] ?? RECONNECT_STEPS_MS[0]!;

@@ -2,8 +2,9 @@
  * The engine's outbox sent: the player's actions (blocks placed and removed, hits) go to the
  * server one at a time, in the order the player made them. An edit that does not reach the server
  * is kept, the connection told (net/connection.ts), and made again once it is back; the edits after
- * it wait, so they still arrive in order. At most MAX_UNSENT_EDITS edits wait: one made past that
- * is given up at once. A hit is live only: one made while the connection is not online is dropped.
+ * it wait, so they still arrive in order, and until answered each is shown over what a chunk read
+ * brings (net/blocks/unsent.ts). At most MAX_UNSENT_EDITS edits wait: one made past that is given
+ * up at once. A hit is live only: one made while the connection is not online is dropped.
  */
 import type { LocalAction } from '../components/network.js';
 import type { BlockSync } from './blocks/blocks.js';
@@ -34,7 +35,7 @@ type Edit = Extract<LocalAction, { kind: 'placeBlock' | 'removeBlock' }>;
 
 /** Sends block actions through `blocks` and hits through `combat`, holding edits while `link` is not online. */
 export function createOutboxSender(
-  blocks: Pick<BlockSync, 'place' | 'remove' | 'giveUp'>,
+  blocks: Pick<BlockSync, 'place' | 'remove' | 'giveUp' | 'hold' | 'release'>,
   combat: Pick<Combat, 'attack'>,
   link: OutboxLink,
 ): OutboxSender {
@@ -66,7 +67,12 @@ export function createOutboxSender(
           if (action.blockType) blocks.giveUp(action.kind === 'placeBlock' ? 'place' : 'remove', action.x, action.y, action.blockType, inventory);
         } else {
           waiting++;
-          chain(() => sendEdit(action).finally(() => waiting--));
+          // Until answered, a read of its chunk shows the edit as the player made it.
+          blocks.hold(action.x, action.y, action.kind === 'placeBlock' ? action.blockType : null);
+          chain(() => sendEdit(action).finally(() => {
+            waiting--;
+            blocks.release(action.x, action.y);
+          }));
         }
       }
     },

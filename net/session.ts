@@ -72,12 +72,15 @@ export interface Session {
   close(): Promise<void>;
 }
 
-/** After a reconnect: the restorable blocks are marked stale, the presence row written, the players near by and the claims read again. */
+/**
+ * After a reconnect: the restorable blocks are marked stale, the presence row written, the players
+ * near by and the claims read again, all at once; it succeeded when the row was written and the
+ * players read.
+ */
 async function resync({ restorable, presence, claims }: SessionParts): Promise<boolean> {
   restorable.markStale();
-  if (!(await presence.heartbeat())) return false;
-  const [players] = await Promise.all([presence.load(), claims.reload()]);
-  return players;
+  const [written, players] = await Promise.all([presence.heartbeat(), presence.load(), claims.reload()]);
+  return written && players;
 }
 
 /** Starts the session: loads the world and players, then follows them live. */

@@ -1,8 +1,8 @@
 /**
  * The chunks of blocks held around the player: read by primary-key range once their region's
  * channel is joined, nearest first and at most MAX_CHUNK_READS at once, with the live changes
- * heard while a read runs held and applied after its rows. A failed read is tried again after
- * RETRY_MS.
+ * heard while a read runs held and applied after its rows, and the player's edits not yet answered
+ * shown over them (unsent.ts). A failed read is tried again after RETRY_MS.
  */
 import type { SupabaseClient } from '@supabase/supabase-js';
 import type { NetEvent } from '../../components/network.js';
@@ -10,6 +10,7 @@ import { decodeBlockChanges, type BlockChange } from '../../protocol/block-chang
 import { CHUNK_TILES, chunkOfTile, type Region } from '../../protocol/geometry.js';
 import { chunkName, chunksAround, chunkTiles, regionOfChunk } from '../chunks.js';
 import type { OwnBlocks } from './own-blocks.js';
+import type { UnsentEdits } from './unsent.js';
 import { BLOCK_COLUMNS, blockRowToEvent, type BlockRow } from '../rows.js';
 
 /**
@@ -53,6 +54,8 @@ export interface BlockChunksOptions {
   closed(): boolean;
   /** Called when a player is seen building live (for the online count). */
   onActivity?(playerId: string, at: number): void;
+  /** The player's edits on their way: a read shows them over its rows. */
+  unsent: Pick<UnsentEdits, 'over'>;
 }
 
 /** The chunks held and read. */
@@ -161,7 +164,7 @@ export function createBlockChunks(db: SupabaseClient, options: BlockChunksOption
       if (state.overflowed) return;
       own.forgetChunk(state);
       for (const row of rows) own.note(row.x, row.y, row.player_id);
-      emit({ kind: 'areaLoaded', x: tiles.x0, y: tiles.y0, width: CHUNK_TILES, height: CHUNK_TILES, blocks: rows.map(blockRowToEvent) });
+      emit({ kind: 'areaLoaded', x: tiles.x0, y: tiles.y0, width: CHUNK_TILES, height: CHUNK_TILES, blocks: options.unsent.over(rows.map(blockRowToEvent), tiles) });
       for (const change of held) applyChange(options, change);
       state.shown = true;
       state.fresh = true;

@@ -55,7 +55,7 @@ test('the world view: a centred 800x600 canvas, overlay, zone, online count and 
   assert.is(await page.locator('[data-testid=reconnect-banner]').count(), 0, 'no banner while online');
   await setState(page, `s.store.set(s.connectionAtom, 'restoring');`);
   assert.match(await text(page, '[data-testid=players-online]'), /✗ 1 ONLINE/);
-  assert.is(await text(page, '[data-testid=reconnect-banner]'), 'RECONNECTING...\nYour edits are kept and sent once the world is back.');
+  assert.equal(await page.locator('[data-testid=reconnect-banner] p').allInnerTexts(), ['RECONNECTING...', 'Your edits are kept and sent once the world is back.']);
   await setState(page, `s.store.set(s.connectionAtom, 'online'); s.store.set(s.hudAtoms.remotePlayers, 2);`);
   assert.match(await text(page, '[data-testid=players-online]'), /✓ 3 ONLINE/);
   assert.is(await page.locator('[data-testid=reconnect-banner]').count(), 0);

@@ -32,9 +32,10 @@ function network(): Network {
   const failed: string[] = [];
   const sockets = new Set<WebSocket>();
   class Transport extends WebSocket {
-    constructor(url: string, protocols?: string | string[]) {
+    constructor(...args: ConstructorParameters<typeof WebSocket>) {
       // Port 1 refuses: a socket opened while the network is cut fails as a real one would.
-      super(down ? 'ws://127.0.0.1:1/' : url, protocols);
+      if (down) args[0] = 'ws://127.0.0.1:1/';
+      super(...args);
       sockets.add(this);
       this.once('close', () => sockets.delete(this));
     }
@@ -49,7 +50,7 @@ function network(): Network {
     }
   };
   return {
-    wiring: { fetch: fetching, transport: Transport as unknown as typeof globalThis.WebSocket },
+    wiring: { fetch: fetching, transport: Transport as typeof WebSocket },
     failed,
     cut() {
       down = true;
@@ -128,6 +129,7 @@ test('a server restart: restoring, the block placed meanwhile is sent once back,
   await ctx.server.stop();
   await waitFor(() => ann.session.connection() === 'restoring' && bob.session.connection() === 'restoring', { message: 'both restoring' });
   place(ann, spot);
+  const placedAt = ann.events.length;
   await waitFor(() => ann.net.failed.includes('POST /rest/v1/game_blocks'), { message: 'the placement tried while the server is gone' });
   ctx.server = await startTestServer(ctx.dataDir, { PORT: String(ctx.port) });
   const reachable = performance.now();
@@ -136,6 +138,9 @@ test('a server restart: restoring, the block placed meanwhile is sent once back,
   console.log(`back in the world ${Math.round(backMs)} ms after the server answered again`);
   assert.ok(backMs < 5000, `back within 5 s (${Math.round(backMs)} ms)`);
   assert.equal(ann.states, ['online', 'restoring', 'online']);
+  const shownWithout = ann.events.slice(placedAt).filter((e) => e.kind === 'areaLoaded' && e.x <= spot.x && spot.x < e.x + e.width && e.y <= spot.y && spot.y < e.y + e.height
+    && !e.blocks.some((b) => b.x === spot.x && b.y === spot.y));
+  assert.equal(shownWithout, [], 'the view read again shows the kept block');
   await waitFor(async () => (await stored(ann, spot)) !== null, { message: 'the kept placement stored' });
   assert.is(await stored(ann, spot), `stone by ${ann.player.address}`);
   assert.is(ann.tiles.get(`${spot.x},${spot.y}`), 'stone');

@@ -35,10 +35,13 @@ function fakeLink() {
 function fakeBlocks(answers: EditOutcome[]) {
   const calls: string[] = [];
   const givenUp: string[] = [];
+  /** Edits held (shown over chunk reads) until answered. */
+  const held: string[] = [];
   const answer = () => Promise.resolve(answers.shift() ?? 'sent');
   return {
     calls,
     givenUp,
+    held,
     blocks: {
       place: (x: number, y: number, blockType: string, _inventory: boolean, again?: boolean) => {
         calls.push(`place ${x},${y} ${blockType}${again ? ' again' : ''}`);
@@ -49,6 +52,8 @@ function fakeBlocks(answers: EditOutcome[]) {
         return answer();
       },
       giveUp: (action: 'place' | 'remove', x: number, y: number) => void givenUp.push(`${action} ${x},${y}`),
+      hold: (x: number, y: number, blockType: string | null) => void held.push(`${x},${y} ${blockType}`),
+      release: (x: number, y: number) => void held.splice(held.findIndex((h) => h.startsWith(`${x},${y} `)), 1),
     },
   };
 }
@@ -60,12 +65,13 @@ const flush = () => new Promise((resolve) => setTimeout(resolve, 0));
 
 test('an edit that did not reach the server is made again once online, and the edits after it wait in order', async () => {
   const net = fakeLink();
-  const { blocks, calls } = fakeBlocks(['unsent']);
+  const { blocks, calls, held } = fakeBlocks(['unsent']);
   const attacks: unknown[] = [];
-  const sender = createOutboxSender(blocks, { attack: async (a) => void attacks.push(a) }, net.link);
+  const sender = createOutboxSender(blocks, { attack: async (a) => attacks.push(a) > 0 }, net.link);
   sender.send([place(5), remove(6)]);
   await flush();
   assert.equal(calls, ['place 5,0 stone']);
+  assert.equal(held, ['5,0 stone', '6,0 null'], 'both shown over chunk reads until answered');
   assert.is(net.unreachable(), 1);
   assert.is(net.waiting(), 1);
   sender.send([hit]);
@@ -73,12 +79,13 @@ test('an edit that did not reach the server is made again once online, and the e
   net.back();
   await sender.drained();
   assert.equal(calls, ['place 5,0 stone', 'place 5,0 stone again', 'remove 6,0']);
+  assert.equal(held, []);
 });
 
 test(`past ${MAX_UNSENT_EDITS} edits waiting, a new one is given up at once`, async () => {
   const net = fakeLink();
   const { blocks, calls, givenUp } = fakeBlocks(['unsent']);
-  const sender = createOutboxSender(blocks, { attack: async () => undefined }, net.link);
+  const sender = createOutboxSender(blocks, { attack: async () => true }, net.link);
   sender.send(Array.from({ length: MAX_UNSENT_EDITS }, (_, i) => place(i)));
   await flush();
   assert.equal(givenUp, []);
@@ -96,7 +103,7 @@ test(`past ${MAX_UNSENT_EDITS} edits waiting, a new one is given up at once`, as
 test('closing the session ends the wait: the waiting edit is not made again, the next is tried once, drained resolves', async () => {
   const net = fakeLink();
   const { blocks, calls } = fakeBlocks(['unsent']);
-  const sender = createOutboxSender(blocks, { attack: async () => undefined }, net.link);
+  const sender = createOutboxSender(blocks, { attack: async () => true }, net.link);
   sender.send([place(1), place(2)]);
   await flush();
   net.close();
@@ -107,7 +114,7 @@ test('closing the session ends the wait: the waiting edit is not made again, the
 test('a refusal is not made again', async () => {
   const net = fakeLink();
   const { blocks, calls } = fakeBlocks(['refused']);
-  const sender = createOutboxSender(blocks, { attack: async () => undefined }, net.link);
+  const sender = createOutboxSender(blocks, { attack: async () => true }, net.link);
   sender.send([place(1)]);
   await sender.drained();
   assert.equal(calls, ['place 1,0 stone']);
