@@ -195,8 +195,8 @@ async function runCase(
         onStep() {
           if (walking && walkers[i] && Date.now() >= walkers[i]!.startsAt) stepWalker(walkers[i]!);
         },
-        onConnected(connected) {
-          if (!connected && measuring) figures.disconnects++;
+        onConnection(state) {
+          if (state === 'restoring' && measuring) figures.disconnects++;
         },
         onEvent(event) {
           if (!measuring) return;

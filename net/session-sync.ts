@@ -2,8 +2,8 @@
  * Keeps the session in line with the engine, once per engine step (`queues.onStep`, with the
  * engine's step number): move the interest to the local player (the one call that moves the
  * blocks', presence's and poses' regions), report the world's loading, send the local pose if
- * due, record the player at once where it stops or while it fights, and send the outbox, so an
- * action goes out in the step it was made.
+ * due, record the player at once where it stops or while it fights, follow the connection after
+ * a drop, and send the outbox, so an action goes out in the step it was made.
  */
 import type { LocalAction } from '../components/network.js';
 import { COMBAT_HEARTBEAT_MS } from '../protocol/rules.js';
@@ -13,6 +13,7 @@ import { poseNumbering } from './poses/numbers.js';
 import type { Pose, PoseChannels } from './poses/poses.js';
 import type { Presence } from './presence/presence.js';
 import type { WorldEntry } from './session-entry.js';
+import type { SessionLink } from './session-link.js';
 
 /** Fewest ms between two extra heartbeats sent when the player stops moving. */
 const STOP_HEARTBEAT_MS = 1000;
@@ -37,6 +38,8 @@ export interface SyncParts {
   poses: Pick<PoseChannels, 'update'>;
   entry: WorldEntry;
   sender: Pick<OutboxSender, 'send'>;
+  /** The connection: resyncs and the view's check after a drop run from the step. */
+  link: Pick<SessionLink, 'step'>;
 }
 
 /**
@@ -59,7 +62,7 @@ function createExtraBeats(presence: SyncParts['presence'], now: () => number): (
 
 /** The session's sync: `run` once per engine step; `stop` makes later calls do nothing. */
 export function createSessionSync(options: SyncOptions, parts: SyncParts): { run(engineStep: number): void; stop(): void } {
-  const { interest, presence, poses, entry, sender } = parts;
+  const { interest, presence, poses, entry, sender, link } = parts;
   const poseNumber = poseNumbering(options.clockStep);
   const extraBeats = createExtraBeats(presence, options.now);
   let stopped = false;
@@ -69,6 +72,7 @@ export function createSessionSync(options: SyncOptions, parts: SyncParts): { run
       const pose = options.readLocal();
       interest.move(pose.x, pose.y);
       entry.step();
+      link.step();
       const n = poseNumber(engineStep);
       if (entry.inWorld()) poses.update(pose, n);
       extraBeats(pose.moving, options.inCombat());

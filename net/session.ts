@@ -1,13 +1,15 @@
 /**
  * One player's network session: wires blocks, presence, live positions, chat, the online
- * count, combat, voice, the restorable blocks and land claims to the engine's queues, and resyncs
- * claims and players whenever the live connection comes back after a drop or a server restart
- * (blocks read their chunks again by themselves). The engine calls it once per fixed step
+ * count, combat, voice, the restorable blocks and land claims to the engine's queues, and follows
+ * the connection (session-link.ts): whenever the live connection comes back after a drop or a
+ * server restart it resyncs claims and players (blocks read their chunks again by themselves),
+ * and edits made meanwhile are sent once it is back. The engine calls it once per fixed step
  * (`queues.onStep`) with its step number: it then moves the interest with the player (the chunks
  * and regions followed), sends the local pose if it changed and flushes the outbox, so an action
  * goes out in the step it was made.
  *
- * Beside it: the parts made and wired (session-parts.ts), entering the world (session-entry.ts),
+ * Beside it: the parts made and wired (session-parts.ts), the connection (session-link.ts),
+ * entering the world (session-entry.ts),
  * the work of each engine step (session-sync.ts), the outbox sent in order (outbox.ts) and
  * leaving on page close (page-close.ts).
  */
@@ -16,10 +18,12 @@ import type { NetQueues } from '../components/network.js';
 import { TILE_SIZE } from '../protocol/geometry.js';
 import { STEP_MS } from '../protocol/movement.js';
 import type { ClaimsFollower } from './claims/claims.js';
+import type { ConnectionState } from './connection.js';
 import { minimapPlayersFromBlocks, type MinimapPlayer } from './minimap.js';
 import { createOutboxSender } from './outbox.js';
 import { deletePresenceOnPageClose, followAccessToken } from './page-close.js';
 import { enterWorld, type EntryPhase } from './session-entry.js';
+import { createSessionLink } from './session-link.js';
 import { createSessionParts, type PartsOptions, type SessionParts } from './session-parts.js';
 import { createSessionSync } from './session-sync.js';
 
@@ -32,7 +36,8 @@ export interface SessionOptions extends PartsOptions {
   queues: NetQueues;
   /** Whether another player is within combat range of the local player in the PvP zone. */
   inCombat(): boolean;
-  onConnected(connected: boolean): void;
+  /** The connection as the player is told it (net/connection.ts): each new state. */
+  onConnection(state: ConnectionState): void;
   /**
    * How far the start has come: `joining` (the first heartbeat and the players near by), then
    * `loading-world` (`loaded` of `total` parts of the world), then `ready` once it is in view.
@@ -59,6 +64,8 @@ export interface Session {
   heldChunks(): string[];
   /** Block topics listened to. */
   blockTopics(): string[];
+  /** The connection's state now. */
+  connection(): ConnectionState;
   /** Best-effort removal of the presence row while the page is closing. */
   leaveOnPageClose(): void;
   /** Deletes the presence row and closes every channel. */
@@ -66,26 +73,14 @@ export interface Session {
 }
 
 /**
- * Tracks the live block channels: tells `onConnected` of each change, and calls `resync` when
- * they come back after a drop (blocks read their chunks again by themselves).
+ * After a reconnect: the restorable blocks are marked stale, the presence row written, the players
+ * near by and the claims read again, all at once; it succeeded when the row was written and the
+ * players read.
  */
-function watchConnection(onConnected: (connected: boolean) => void, resync: () => void): (connected: boolean) => void {
-  let everConnected = false;
-  let connected = false;
-  return (nowConnected) => {
-    if (nowConnected === connected) return;
-    connected = nowConnected;
-    onConnected(connected);
-    if (connected && everConnected) resync();
-    everConnected ||= connected;
-  };
-}
-
-/** After a reconnect: the restorable blocks, the presence row, the players near by and the claims are read again. */
-async function resync({ restorable, presence, claims }: SessionParts): Promise<void> {
+async function resync({ restorable, presence, claims }: SessionParts): Promise<boolean> {
   restorable.markStale();
-  await presence.heartbeat();
-  await Promise.all([presence.load(), claims.reload()]);
+  const [written, players] = await Promise.all([presence.heartbeat(), presence.load(), claims.reload()]);
+  return written && players;
 }
 
 /** Starts the session: loads the world and players, then follows them live. */
@@ -101,14 +96,19 @@ export async function startSession(options: SessionOptions): Promise<Session> {
     const local = options.readLocal();
     return { x: Math.floor(local.x / TILE_SIZE), y: Math.floor(local.y / TILE_SIZE) };
   };
-  const onConnected = watchConnection(options.onConnected, () => void resync(parts));
-  const parts = createSessionParts(db, options, { emit, now, tile, onConnected });
+  const link = createSessionLink({
+    onConnection: options.onConnection,
+    resync: () => resync(parts),
+    viewCurrent: () => parts.blocks.viewCurrent(),
+    now,
+  });
+  const parts = createSessionParts(db, options, { emit, now, tile, onConnected: link.channels });
   const { interest, blocks, presence, poses, chat, combat, voice, claims } = parts;
   const entry = enterWorld(interest, presence, blocks, options.readLocal(), options.onProgress ?? (() => undefined));
-  const sender = createOutboxSender(blocks, combat);
+  const sender = createOutboxSender(blocks, combat, link);
   const sync = createSessionSync(
     { readLocal: options.readLocal, inCombat: options.inCombat, now, outbox: queues.outbox, clockStep: Math.floor(now() / STEP_MS) },
-    { interest, presence, poses, entry, sender },
+    { interest, presence, poses, entry, sender, link },
   );
   queues.onStep = sync.run;
 
@@ -127,6 +127,7 @@ export async function startSession(options: SessionOptions): Promise<Session> {
     claims,
     heldChunks: () => blocks.heldChunks(),
     blockTopics: () => blocks.topics(),
+    connection: link.state,
     leaveOnPageClose: () => deletePresenceOnPageClose(options.url, options.anonKey, accessToken.current(), playerId),
     async close() {
       sync.stop();
@@ -134,6 +135,8 @@ export async function startSession(options: SessionOptions): Promise<Session> {
       parts.online.stop();
       parts.restorable.stop();
       accessToken.stop();
+      // Edits still waiting for the connection are dropped: the session ends.
+      link.close();
       // The heartbeat stops and the row goes whatever else fails here (a server already gone).
       try {
         await sender.drained();

@@ -21,7 +21,7 @@
  *
  * Here the following of the player; beside it: the region channels (channels.ts), the chunks held
  * and read (chunk-reads.ts), the changes as broadcast (protocol/block-changes.ts), the player's
- * own tiles (own-blocks.ts) and the player's edits (edits.ts).
+ * own tiles (own-blocks.ts), the player's edits (edits.ts) and those not answered yet (unsent.ts).
  */
 import type { SupabaseClient } from '@supabase/supabase-js';
 import type { NetEvent } from '../../components/network.js';
@@ -31,6 +31,7 @@ import { createBlockEdits, type BlockEdits } from './edits.js';
 import { createBlockRegions } from './channels.js';
 import { chunkName, chunksAround, regionOfChunk, regionTiles } from '../chunks.js';
 import { createOwnBlocks } from './own-blocks.js';
+import { createUnsentEdits, type UnsentEdits } from './unsent.js';
 
 /**
  * Pixels further out before a region is left and its chunks dropped: walking to and fro over a
@@ -64,13 +65,15 @@ export interface BlockSyncOptions {
 }
 
 /** The block side of the network session. */
-export interface BlockSync extends BlockEdits {
+export interface BlockSync extends BlockEdits, Pick<UnsentEdits, 'hold' | 'release'> {
   /** Called every step with the local position (pixels): follows its regions and reads the chunks it needs. */
   follow(x: number, y: number): void;
   /** Chunks held (read and shown), as 'cx:cy'. */
   heldChunks(): string[];
   /** The chunks the view (without its margin) touches around the last followed position, and how many of them are shown. */
   viewProgress(): { loaded: number; total: number };
+  /** Whether every chunk the view touches is shown and followed live since its last read (after a drop: read again). */
+  viewCurrent(): boolean;
   /** Block topics listened to. */
   topics(): string[];
   close(): Promise<void>;
@@ -103,8 +106,9 @@ export function createBlockSync(db: SupabaseClient, options: BlockSyncOptions): 
     onConnected: options.onConnected,
     closed: () => closed,
   });
+  const unsent = createUnsentEdits(options.playerId);
   const chunks = createBlockChunks(db, {
-    emit, now, own, view, regionJoined: regions.joined, last: () => last, closed: () => closed, onActivity: options.onActivity,
+    emit, now, own, view, regionJoined: regions.joined, last: () => last, closed: () => closed, onActivity: options.onActivity, unsent,
   });
 
   function follow(x: number, y: number): void {
@@ -127,11 +131,20 @@ export function createBlockSync(db: SupabaseClient, options: BlockSyncOptions): 
     chunks.pump(x, y);
   }
 
+  const edits = createBlockEdits(db, { playerId: options.playerId, playerName: options.playerName, emit, notice: options.notice, own });
   return {
     follow,
-    ...createBlockEdits(db, { playerId: options.playerId, playerName: options.playerName, emit, notice: options.notice, own }),
+    ...edits,
+    hold: unsent.hold,
+    release: unsent.release,
+    giveUp(action, x, y, blockType, inventory) {
+      edits.giveUp(action, x, y, blockType, inventory);
+      // The tile still shows the edit: its chunk's next read shows it as the server has it.
+      chunks.readTileAgain(x, y);
+    },
     heldChunks: () => chunks.shown(),
     viewProgress: () => (last ? chunks.viewProgress(last.x, last.y) : { loaded: 0, total: 0 }),
+    viewCurrent: () => last !== null && chunks.viewCurrent(last.x, last.y),
     topics: () => regions.topics(),
     close: async () => {
       closed = true;

@@ -1,8 +1,8 @@
 /**
  * The chunks of blocks held around the player: read by primary-key range once their region's
  * channel is joined, nearest first and at most MAX_CHUNK_READS at once, with the live changes
- * heard while a read runs held and applied after its rows. A failed read is tried again after
- * RETRY_MS.
+ * heard while a read runs held and applied after its rows, and the player's edits not yet answered
+ * shown over them (unsent.ts). A failed read is tried again after RETRY_MS.
  */
 import type { SupabaseClient } from '@supabase/supabase-js';
 import type { NetEvent } from '../../components/network.js';
@@ -10,6 +10,7 @@ import { decodeBlockChanges, type BlockChange } from '../../protocol/block-chang
 import { CHUNK_TILES, chunkOfTile, type Region } from '../../protocol/geometry.js';
 import { chunkName, chunksAround, chunkTiles, regionOfChunk } from '../chunks.js';
 import type { OwnBlocks } from './own-blocks.js';
+import type { UnsentEdits } from './unsent.js';
 import { BLOCK_COLUMNS, blockRowToEvent, type BlockRow } from '../rows.js';
 
 /**
@@ -53,6 +54,8 @@ export interface BlockChunksOptions {
   closed(): boolean;
   /** Called when a player is seen building live (for the online count). */
   onActivity?(playerId: string, at: number): void;
+  /** The player's edits on their way: a read shows them over its rows. */
+  unsent: Pick<UnsentEdits, 'over'>;
 }
 
 /** The chunks held and read. */
@@ -63,6 +66,8 @@ export interface BlockChunks {
   pump(x: number, y: number): void;
   /** The chunks of `region` are to be read again (its channel joined again after a drop). */
   readAgain(region: Region): void;
+  /** The chunk of tile (x, y), if held, is to be read again (an edit there was given up). */
+  readTileAgain(x: number, y: number): void;
   /** Drops the chunks of `region` (its channel was left). */
   drop(region: Region): void;
   /** Forgets the chunks never shown, not being read and not in `wanted` (names). */
@@ -71,6 +76,8 @@ export interface BlockChunks {
   shown(): string[];
   /** The chunks the view (without its margin) touches around (x, y), and how many of them are shown. */
   viewProgress(x: number, y: number): { loaded: number; total: number };
+  /** Whether every chunk the view touches around (x, y) is shown and followed live since its last read. */
+  viewCurrent(x: number, y: number): boolean;
 }
 
 /** Whether chunk `state` lies in `region`. */
@@ -114,6 +121,11 @@ async function readChunkRows(db: SupabaseClient, { x0, y0, x1, y1 }: { x0: numbe
   return { rows: (data ?? []) as unknown as BlockRow[], error };
 }
 
+/** `state` with a new read due at once; a read under way is outdated (its rows are dropped as it ends). */
+function readDue(state: ChunkState): ChunkState {
+  return { ...state, fresh: false, held: null, overflowed: false, retryAt: 0 };
+}
+
 /** Drops the chunks of `region` from `chunks`: those shown are cleared from the engine and their owners forgotten. */
 function dropRegion(chunks: Map<string, ChunkState>, region: Region, { emit, own }: Pick<BlockChunksOptions, 'emit' | 'own'>): void {
   for (const [key, state] of chunks) {
@@ -124,6 +136,12 @@ function dropRegion(chunks: Map<string, ChunkState>, region: Region, { emit, own
     emit({ kind: 'areaDropped', x: x0, y: y0, width: CHUNK_TILES, height: CHUNK_TILES });
     own.forgetChunk(state);
   }
+}
+
+/** The states of the chunks the view (without its margin) touches around (x, y); undefined for those not known. */
+function viewChunks(chunks: Map<string, ChunkState>, { view }: Pick<BlockChunksOptions, 'view'>, x: number, y: number): Array<ChunkState | undefined> {
+  const { width, height } = view();
+  return chunksAround(x, y, width / 2, height / 2, 0).map(({ cx, cy }) => chunks.get(chunkName(cx, cy)));
 }
 
 /** None held yet. */
@@ -146,7 +164,7 @@ export function createBlockChunks(db: SupabaseClient, options: BlockChunksOption
       if (state.overflowed) return;
       own.forgetChunk(state);
       for (const row of rows) own.note(row.x, row.y, row.player_id);
-      emit({ kind: 'areaLoaded', x: tiles.x0, y: tiles.y0, width: CHUNK_TILES, height: CHUNK_TILES, blocks: rows.map(blockRowToEvent) });
+      emit({ kind: 'areaLoaded', x: tiles.x0, y: tiles.y0, width: CHUNK_TILES, height: CHUNK_TILES, blocks: options.unsent.over(rows.map(blockRowToEvent), tiles) });
       for (const change of held) applyChange(options, change);
       state.shown = true;
       state.fresh = true;
@@ -188,9 +206,12 @@ export function createBlockChunks(db: SupabaseClient, options: BlockChunksOption
     },
     pump,
     readAgain(region) {
-      for (const [key, state] of chunks) {
-        if (inRegion(state, region)) chunks.set(key, { ...state, fresh: false, held: null, overflowed: false, retryAt: 0 });
-      }
+      for (const [key, state] of chunks) if (inRegion(state, region)) chunks.set(key, readDue(state));
+    },
+    readTileAgain(x, y) {
+      const { cx, cy } = chunkOfTile(x, y);
+      const state = chunks.get(chunkName(cx, cy));
+      if (state) chunks.set(chunkName(cx, cy), readDue(state));
     },
     drop: (region) => dropRegion(chunks, region, options),
     forgetUnwanted(wanted) {
@@ -198,10 +219,9 @@ export function createBlockChunks(db: SupabaseClient, options: BlockChunksOption
     },
     shown: () => [...chunks].filter(([, state]) => state.shown).map(([key]) => key),
     viewProgress(x, y) {
-      const { width, height } = options.view();
-      const inView = chunksAround(x, y, width / 2, height / 2, 0);
-      const loaded = inView.filter(({ cx, cy }) => chunks.get(chunkName(cx, cy))?.shown).length;
-      return { loaded, total: inView.length };
+      const inView = viewChunks(chunks, options, x, y);
+      return { loaded: inView.filter((state) => state?.shown).length, total: inView.length };
     },
+    viewCurrent: (x, y) => viewChunks(chunks, options, x, y).every((state) => state !== undefined && state.shown && state.fresh && !state.held),
   };
 }

@@ -18,8 +18,8 @@ export interface HeartbeatOptions {
 
 /** The local row's heartbeat. */
 export interface Heartbeat {
-  /** Upserts the local row now; the answer's health and level are emitted as `recorded`. */
-  beat(): Promise<void>;
+  /** Upserts the local row now; the answer's health and level are emitted as `recorded`. Resolves to whether it was stored. */
+  beat(): Promise<boolean>;
   /** Sends a heartbeat when the last one left at least `ms` ago and none is under way. */
   beatIfOlder(ms: number): void;
 }
@@ -29,15 +29,15 @@ export function createHeartbeat(db: SupabaseClient, options: HeartbeatOptions): 
   const { emit, now } = options;
   let lastBeat = -Infinity;
   /** The upsert under way, and the one waiting for it: one at a time, so rows arrive in order. */
-  let running: Promise<void> | null = null;
-  let queued: Promise<void> | null = null;
+  let running: Promise<boolean> | null = null;
+  let queued: Promise<boolean> | null = null;
 
   /**
    * Upserts the local row, after the one under way if there is one (at most one waits). Two
    * upserts in flight at once may commit in either order, and the server's movement budget would
    * then judge the newer position against an older one.
    */
-  function heartbeat(): Promise<void> {
+  function heartbeat(): Promise<boolean> {
     if (!running) {
       running = upsert().finally(() => {
         running = null;
@@ -52,7 +52,7 @@ export function createHeartbeat(db: SupabaseClient, options: HeartbeatOptions): 
     return queued;
   }
 
-  async function upsert() {
+  async function upsert(): Promise<boolean> {
     const row = localPlayerToRow(options.readLocal(), new Date(now()));
     const hitsBefore = options.hitsHeard();
     lastBeat = now();
@@ -61,10 +61,11 @@ export function createHeartbeat(db: SupabaseClient, options: HeartbeatOptions): 
     const { data, error } = await db.from('game_players').upsert(row, { onConflict: 'player_id' }).select('health, level');
     if (error) {
       console.error('presence heartbeat failed:', error.code, error.message);
-      return;
+      return false;
     }
     const stored = (data as Pick<PlayerRow, 'health' | 'level'>[])[0]!;
     emit({ kind: 'recorded', health: options.hitsHeard() === hitsBefore ? stored.health : null, level: stored.level });
+    return true;
   }
 
   return {

@@ -43,8 +43,8 @@ export interface PresenceOptions {
 export interface Presence {
   /** The players with fresh presence around the local player, and their last known positions. */
   peers: Peers;
-  /** Upserts the local row now; the answer's health and level are emitted as `recorded`. */
-  heartbeat(): Promise<void>;
+  /** Upserts the local row now; the answer's health and level are emitted as `recorded`. Resolves to whether it was stored. */
+  heartbeat(): Promise<boolean>;
   /** Sends a heartbeat when the last one left at least `ms` ago and none is under way. */
   heartbeatIfOlder(ms: number): void;
   /**
@@ -52,8 +52,8 @@ export interface Presence {
    * the new 3x3 regions and, after the first, sends a heartbeat and loads them.
    */
   follow(area: InterestArea): void;
-  /** Loads the players of the 3x3 regions seen within the last 30 s, replacing the known set. */
-  load(): Promise<void>;
+  /** Loads the players of the 3x3 regions seen within the last 30 s, replacing the known set; resolves to whether they were read. */
+  load(): Promise<boolean>;
   /** Ids of remote players with a fresh heartbeat. */
   online(): string[];
   /** Stops the heartbeat and deletes the local row. */
@@ -78,7 +78,7 @@ export function createPresence(db: SupabaseClient, options: PresenceOptions): Pr
     follow(area) {
       rows.follow(area.keys);
       // The first heartbeat and load are the session's start; later ones follow the player.
-      if (!area.first) void heartbeat.beat().then(rows.load);
+      if (!area.first) void heartbeat.beat().then(() => rows.load());
     },
     load: rows.load,
     online: () => rows.peers.ids(),

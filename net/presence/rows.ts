@@ -29,8 +29,8 @@ export interface PresenceRows {
    * already there.
    */
   follow(keys: string[]): void;
-  /** Loads the players of the regions followed seen within PRESENCE_STALE_MS, replacing the known set. */
-  load(): Promise<void>;
+  /** Loads the players of the regions followed seen within PRESENCE_STALE_MS, replacing the known set; resolves to whether they were read. */
+  load(): Promise<boolean>;
   /** Drops the players whose heartbeat is older than PRESENCE_STALE_MS. */
   sweep(): void;
   /** Leaves the live channel. */
@@ -86,8 +86,8 @@ export function createPresenceRows(db: SupabaseClient, options: PresenceRowsOpti
     if (old) void db.removeChannel(old);
   }
 
-  async function load() {
-    if (regions.length === 0) return;
+  async function load(): Promise<boolean> {
+    if (regions.length === 0) return true;
     const since = new Date(now() - PRESENCE_STALE_MS).toISOString();
     const { data, error } = await db
       .from('game_players')
@@ -97,12 +97,13 @@ export function createPresenceRows(db: SupabaseClient, options: PresenceRowsOpti
       .gte('last_seen', since);
     if (error) {
       console.error('loading players failed:', error.code, error.message);
-      return;
+      return false;
     }
     const rows = data as PlayerRow[];
     const present = new Set(rows.map((row) => row.player_id));
     for (const id of peers.ids()) if (!present.has(id)) drop(id);
     for (const row of rows) seen(row);
+    return true;
   }
 
   return {

@@ -1,9 +1,9 @@
 import { useAtomValue } from 'jotai';
 import { hudAtoms } from '../state/hud-atoms.js';
-import { connectedAtom } from '../state/social-atoms.js';
+import { connectionAtom } from '../state/social-atoms.js';
 
 function ConnectionMark() {
-  const connected = useAtomValue(connectedAtom);
+  const connected = useAtomValue(connectionAtom) === 'online';
   return (
     <span className={`connection-mark ${connected ? 'is-connected' : 'is-offline'}`} title={connected ? 'Connected' : 'Disconnected'}>
       {connected ? '✓' : '✗'}
@@ -11,7 +11,7 @@ function ConnectionMark() {
   );
 }
 
-/** Players online (other players plus self) with a connected tick or a cross. */
+/** Players online (other players plus self) with a tick while the connection is online, else a cross. */
 export function PlayersOnline() {
   const count = useAtomValue(hudAtoms.remotePlayers) + 1;
   return (

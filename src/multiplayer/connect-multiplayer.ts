@@ -8,7 +8,7 @@ import { getClientConfig, getSupabase } from '../../net/client.js';
 import { createModeration } from '../../net/moderation.js';
 import type { MountedGame } from '../game/mount.js';
 import { mutedAtom, nameMenuAtom, registerModeration } from '../state/moderation-atoms.js';
-import { connectedAtom, landClaimsAtom } from '../state/social-atoms.js';
+import { connectionAtom, landClaimsAtom } from '../state/social-atoms.js';
 import { store } from '../state/store.js';
 import { startGameSession, type Identity } from './game-session.js';
 import { followMinimap } from './minimap-follow.js';
@@ -34,7 +34,7 @@ export async function connectMultiplayer(game: MountedGame, identity: Identity):
     unregisterModeration();
     store.set(nameMenuAtom, null);
     store.set(landClaimsAtom, null);
-    store.set(connectedAtom, false);
+    store.set(connectionAtom, 'connecting');
     await session.close();
   };
 }

@@ -11,7 +11,7 @@ import { startSession, type Session, type SessionOptions } from '../../net/sessi
 import { playClip } from '../audio/player.js';
 import type { MountedGame } from '../game/mount.js';
 import { enteringAtom } from '../state/entering-atoms.js';
-import { audioEnabledAtom, chatMessagesAtom, connectedAtom, onlineCountAtom, voiceOnlineAtom } from '../state/social-atoms.js';
+import { audioEnabledAtom, chatMessagesAtom, connectionAtom, onlineCountAtom, voiceOnlineAtom } from '../state/social-atoms.js';
 import { store } from '../state/store.js';
 import { showToast } from '../state/toasts.js';
 
@@ -65,7 +65,7 @@ export function startGameSession(
     notice: (title, description) => showToast({ title, description, variant: 'destructive' }),
     onChat: (messages) => store.set(chatMessagesAtom, [...messages]),
     onOnlineCount: (count) => store.set(onlineCountAtom, count),
-    onConnected: (connected) => store.set(connectedAtom, connected),
+    onConnection: (state) => store.set(connectionAtom, state),
     onProgress: (phase, loaded, total) => store.set(enteringAtom, { phase, loaded, total }),
   });
 }

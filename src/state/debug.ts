@@ -1,11 +1,11 @@
 import { enteringAtom } from './entering-atoms.js';
 import { hudAtoms } from './hud-atoms.js';
-import { chatMessagesAtom, connectedAtom, minimapPlayersAtom, onlineCountAtom } from './social-atoms.js';
+import { chatMessagesAtom, connectionAtom, minimapPlayersAtom, onlineCountAtom } from './social-atoms.js';
 import { store } from './store.js';
 import { showToast } from './toasts.js';
 
 /** What `window.__tesseraState` offers to the browser tests and to a developer's console. */
-export const debugState = { store, hudAtoms, chatMessagesAtom, onlineCountAtom, connectedAtom, minimapPlayersAtom, enteringAtom, showToast };
+export const debugState = { store, hudAtoms, chatMessagesAtom, onlineCountAtom, connectionAtom, minimapPlayersAtom, enteringAtom, showToast };
 
 declare global {
   interface Window {

@@ -4,6 +4,7 @@
  */
 import { atom } from 'jotai';
 import type { ClaimsFollower } from '../../net/claims/claims.js';
+import type { ConnectionState } from '../../net/connection.js';
 import type { MinimapPlayer } from '../../net/minimap.js';
 import type { ChatRow } from '../../net/rows.js';
 
@@ -18,8 +19,11 @@ export const chatMessagesAtom = atom<ChatMessage[] | null>(null);
 /** Distinct players active in the last 5 minutes (docs/game-rules.md §7 online count), self included. */
 export const onlineCountAtom = atom(1);
 
-/** True while the live connection to the backend is up. */
-export const connectedAtom = atom(false);
+/**
+ * The connection as the player is told it (net/connection.ts): `connecting` until the world is
+ * first joined, `online`, or `restoring` after a drop until the player is back in the world.
+ */
+export const connectionAtom = atom<ConnectionState>('connecting');
 
 /** True while the hold-to-talk button is held and a clip is being recorded. */
 export const recordingAtom = atom(false);

@@ -52,10 +52,13 @@ test('the world view: a centred 800x600 canvas, overlay, zone, online count and 
   assert.ok(zone.x + zone.width > canvas.x + canvas.width - 20 && zone.y < canvas.y + 20, 'zone indicator top right');
   // The live connection comes up once the wallet session exists; alone, the count is 1.
   await page.waitForFunction(() => document.querySelector('[data-testid=players-online]')?.textContent?.includes('✓ 1 ONLINE'));
-  await setState(page, `s.store.set(s.connectedAtom, false);`);
+  assert.is(await page.locator('[data-testid=reconnect-banner]').count(), 0, 'no banner while online');
+  await setState(page, `s.store.set(s.connectionAtom, 'restoring');`);
   assert.match(await text(page, '[data-testid=players-online]'), /✗ 1 ONLINE/);
-  await setState(page, `s.store.set(s.connectedAtom, true); s.store.set(s.hudAtoms.remotePlayers, 2);`);
+  assert.equal(await page.locator('[data-testid=reconnect-banner] p').allInnerTexts(), ['RECONNECTING...', 'Your edits are kept and sent once the world is back.']);
+  await setState(page, `s.store.set(s.connectionAtom, 'online'); s.store.set(s.hudAtoms.remotePlayers, 2);`);
   assert.match(await text(page, '[data-testid=players-online]'), /✓ 3 ONLINE/);
+  assert.is(await page.locator('[data-testid=reconnect-banner]').count(), 0);
   const help = await page.locator('[data-testid=help-text] li').allInnerTexts();
   assert.equal(help, ['WASD/Arrows move', '1-8 hotbar', 'I inventory', 'C customisation', 'M minimap', 'left click place', 'right click remove', 'Space attack', 'hold mouse for voice chat (500 block range)']);
   await context.close();

@@ -1,6 +1,7 @@
 import { generateKeyPairSync, sign, type KeyObject } from 'node:crypto';
 import { getBase58Decoder } from '@solana/web3.js';
 import { createClient, type SupabaseClient } from '@supabase/supabase-js';
+import { reconnectAfterMs } from '../../net/client.js';
 import WebSocket from 'ws';
 import { connectAsOperator, makeDataDir, readServiceRoleKey, startServer, type TestServer } from './server.js';
 
@@ -39,7 +40,7 @@ export interface ClientWiring {
 export function createTestClient(server: Pick<TestServer, 'url' | 'anonKey'>, wiring: ClientWiring = {}): SupabaseClient {
   return createClient(server.url, server.anonKey, {
     auth: { persistSession: false, autoRefreshToken: false },
-    realtime: { transport: (wiring.transport ?? WebSocket) as never },
+    realtime: { transport: (wiring.transport ?? WebSocket) as never, reconnectAfterMs },
     ...(wiring.fetch ? { global: { fetch: wiring.fetch } } : {}),
   });
 }

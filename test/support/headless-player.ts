@@ -1,11 +1,13 @@
 /**
  * A headless player: a real network session (net/) in Node whose engine side is a tile set,
  * a pose the caller moves, a step driver that calls the session every 16 ms of real time as the
- * engine's fixed step does, and a record of what arrived. Used by the net suites and the multiplayer
+ * engine's fixed step does, and a record of what arrived. Its connection comes back by itself after
+ * a drop, as the page's does (`session.connection()`). Used by the net suites and the multiplayer
  * benchmark.
  */
 import { DEFAULT_APPEARANCE } from '../../components/appearance-types.js';
 import type { NetEvent, NetQueues } from '../../components/network.js';
+import type { ConnectionState } from '../../net/connection.js';
 import { startSession, type Session } from '../../net/session.js';
 import { STEP_MS } from '../../protocol/movement.js';
 import { spendSteps } from '../../systems/loop.js';
@@ -41,8 +43,12 @@ export interface HeadlessOptions {
   pose: HeadlessPose;
   /** Sees every engine event as it arrives. */
   onEvent?(event: NetEvent): void;
-  /** Told when the live connection comes up or drops (after a drop it resyncs by itself). */
-  onConnected?(connected: boolean): void;
+  /**
+   * Told of each new state of the connection (net/connection.ts): `online` once in the world,
+   * `restoring` from a drop until it is back in the world (it resyncs and sends the edits kept
+   * meanwhile by itself).
+   */
+  onConnection?(state: ConnectionState): void;
   /** Called at each fixed step before the session's, where the engine would move the player. */
   onStep?(): void;
   /** Whether another player is within combat range in the PvP zone (never, unless given): the heartbeat then runs every 250 ms. */
@@ -97,7 +103,7 @@ export async function startHeadlessPlayer(server: TestServer, player: TestPlayer
     notice: (title, description) => self.notices.push(`${title}: ${description}`),
     onChat: () => {},
     onOnlineCount: (count) => self.counts.push(count),
-    onConnected: (connected) => options.onConnected?.(connected),
+    onConnection: (state) => options.onConnection?.(state),
   });
   // The engine's fixed step, without an engine: the session sends poses and flushes from it. As
   // in the engine's loop, real time is spent in STEP_MS steps, so a late timer (a busy process

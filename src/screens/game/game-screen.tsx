@@ -14,6 +14,7 @@ import { NameMenu } from '../../hud/name-menu.js';
 import { PanelButtons } from '../../hud/panel-buttons.js';
 import { PlayerStatus } from '../../hud/player-status.js';
 import { PlayersOnline } from '../../hud/players-online.js';
+import { ReconnectBanner } from '../../hud/reconnect-banner.js';
 import { PositionOverlay } from '../../hud/position-overlay.js';
 import { RestoreButton } from '../../hud/restore-button.js';
 import { SoundControls } from '../../hud/sound-controls.js';
@@ -93,6 +94,7 @@ export function GameScreen() {
           <LandPanel />
           {touch && <TouchControls />}
           <DefeatedBanner />
+          <ReconnectBanner />
           <EnteringProgress />
           <Toasts />
         </div>

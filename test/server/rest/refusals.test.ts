@@ -66,7 +66,7 @@ function blockEditsOf(p: TestPlayer, name: string) {
     notice: (_title, description) => notices.push(description),
     own: createOwnBlocks(p.address),
   });
-  const told = (accepted: boolean) => (accepted ? null : notices.at(-1) ?? 'no notice');
+  const told = (outcome: string) => (outcome === 'sent' ? null : notices.at(-1) ?? outcome);
   return {
     place: async (x: number, y: number, blockType = 'stone') => told(await edits.place(x, y, blockType, true)),
     remove: async (x: number, y: number) => told(await edits.remove(x, y, 'stone')),
