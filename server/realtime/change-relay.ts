@@ -2,6 +2,7 @@
  * What the drainer of a cluster hands to the other nodes (docs/cluster.md, "Row changes and
  * database broadcasts"): one bus channel per drain lane, one message per drain, in drain order.
  */
+import type { Bus } from '../cluster/index.js';
 import type { Database, Queryable } from '../db/index.js';
 import type { Change } from './capture.js';
 
@@ -51,11 +52,14 @@ function endOfTurn(): Promise<void> {
  * Runs one drain `work` on `db`. On a node of a cluster it runs in a transaction that commits only
  * after `work` has delivered locally and published, and the bus has sent it: a drainer that dies
  * before the commit leaves the rows for the next drainer, so a change is never lost for the
- * nodes still running (and {@link LastDrain} keeps it from being delivered twice). A node alone
- * drains without a transaction, as it delivers to no one else.
+ * nodes still running (and {@link LastDrain} keeps it from being delivered twice). While the bus
+ * is down it drains nothing (resolves false): what it published would reach no other node, so the
+ * rows wait in the queue until the bus is back. A node alone drains without a transaction, as it
+ * delivers to no one else.
  */
-export function runDrain<T>(db: Database, clustered: boolean, work: (queue: Queryable) => Promise<T>): Promise<T> {
-  if (!clustered) return work(db);
+export function runDrain(db: Database, bus: Pick<Bus, 'clustered' | 'status'>, work: (queue: Queryable) => Promise<boolean>): Promise<boolean> {
+  if (!bus.clustered) return work(db);
+  if (bus.status() !== 'ok') return Promise.resolve(false);
   return db.transaction(async (tx) => {
     const result = await work(tx);
     await endOfTurn();

@@ -106,7 +106,7 @@ export function createBroadcastLane(db: Database, deliver: (records: string[]) =
     if (fresh.length > 0) deliver(fresh);
   });
   return createLane(async () => {
-    return runDrain(db, bus.clustered, async (queue) => {
+    return runDrain(db, bus, async (queue) => {
       const drained = await drainBroadcasts(queue);
       const fresh = drained.filter((row) => !last.has(row.id));
       last.remember(drained.map((row) => row.id));

@@ -127,7 +127,7 @@ export function createDispatcher(db: Database, subscribed: SubscribedTables, dep
     // Changes heard from an earlier drainer go out before this node's own drains.
     await relayed.idle();
     const { checks, of } = planner.plan();
-    return runDrain(db, deps.bus.clustered, async (queue) => {
+    return runDrain(db, deps.bus, async (queue) => {
       const drained = await drain(queue, checks);
       const sorted = sortDrained(drained.changes, sorting);
       last.remember(drained.changes.map((change) => change.id));

@@ -86,6 +86,10 @@ export async function startDraining(db: Database, bus: Bus, queues: DrainedQueue
   const retry = () => {
     trying = trying.then(attempt).catch((error: Error) => log(`realtime: taking the drain lease failed: ${error.message}`));
   };
+  // A drainer drains nothing while the bus is down (change-relay.ts): what waited drains once it is back.
+  bus.onReconnect(() => {
+    if (lock) for (const queue of queues) queue.lane.wake();
+  });
   const timer = setInterval(retry, LEASE_RETRY_MS);
   timer.unref();
   retry();
