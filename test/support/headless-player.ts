@@ -55,8 +55,8 @@ export interface HeadlessOptions {
   inCombat?(): boolean;
 }
 
-/** Starts the network session of `player`, who must already be signed in. */
-export async function startHeadlessPlayer(server: TestServer, player: TestPlayer, options: HeadlessOptions): Promise<HeadlessPlayer> {
+/** Starts the network session of `player`, who must already be signed in, on `server` (a node, or a balancer in front of nodes). */
+export async function startHeadlessPlayer(server: Pick<TestServer, 'url' | 'anonKey'>, player: TestPlayer, options: HeadlessOptions): Promise<HeadlessPlayer> {
   const queues: NetQueues = { inbox: [], outbox: [] };
   const self: HeadlessPlayer = {
     player,
