@@ -6,6 +6,7 @@
 import { cpus, setPriority } from 'node:os';
 import { startTestServer, type TestServer } from '../test/support/harness.js';
 import { cpuSeconds, pin, pssMb, serverPids } from './processes.js';
+import type { BotPlan } from '../test/support/load/bot.js';
 
 /** CPU seconds of the server's Node process and of all its processes (PostgreSQL's too). */
 export async function serverCpu(server: TestServer): Promise<{ node: number; all: number }> {
@@ -71,4 +72,20 @@ export async function scrape(server: TestServer): Promise<Scrape> {
     samples.set(line.slice(0, at), Number(line.slice(at + 1)));
   }
   return samples;
+}
+
+/** Bots per group of a spread crowd. */
+export const GROUP = 8;
+/** Pixels between two groups' centres: three regions, so no group hears another. */
+export const GROUP_GAP_PX = 3 * 1024;
+
+/** Bot `index` of a crowd of `total` spread in groups of {@link GROUP}: its group's box, a start inside it, one in ten building every 3 s. */
+export function spreadPlan(index: number, total: number, name: string): BotPlan {
+  const groups = Math.ceil(total / GROUP);
+  const side = Math.ceil(Math.sqrt(groups));
+  const group = Math.floor(index / GROUP);
+  const cx = ((group % side) - Math.floor(side / 2)) * GROUP_GAP_PX;
+  const cy = (Math.floor(group / side) - Math.floor(side / 2)) * GROUP_GAP_PX;
+  const box = { left: cx - 300, top: cy - 200, right: cx + 300, bottom: cy + 200 };
+  return { index, name, start: { x: cx - 280 + (index % GROUP) * 70, y: cy }, box, placeEveryMs: index % 10 === 0 ? 3000 : 0, chatEveryMs: 0 };
 }

@@ -33,7 +33,7 @@ import { Fleet, freeTileNear, loopbackAddress } from '../test/support/load/fleet
 import { createBotKeys, signInBot, type BotIdentity } from '../test/support/load/sign-in.js';
 import { stepWalker, type Box, type Walking } from '../test/support/load/walker.js';
 import { sleep, waitFor } from '../test/support/wait.js';
-import { inBatches, pinnedServer, prioritise, serverCpu } from './capacity-support.js';
+import { inBatches, pinnedServer, prioritise, serverCpu, spreadPlan } from './capacity-support.js';
 import { seedPresence } from './seed.js';
 import { runRamp, brokenGoals, type Shape, type StepFigures } from './capacity-steps.js';
 import { runStorm } from './capacity-storm.js';
@@ -46,9 +46,6 @@ const RAMP_MAX = pick(3000, 1000);
 const RAMP_HOLD_S = pick(10, 5);
 /** Players entering per second: each entry is a score of joins, each asked of the database's policies (half bench:crowd's rate: the load case brings thousands). */
 const ARRIVALS_PER_SECOND = 25;
-const GROUP = 8;
-/** Pixels between two groups' centres: three regions, so no group hears another. */
-const GROUP_GAP_PX = 3 * 1024;
 /** The loop delay a load core may show and still count as driving its bots. */
 const LOOP_P99_LIMIT_MS = 50;
 const CALIBRATION_PLAYERS = 200;
@@ -56,16 +53,9 @@ const CALIBRATION_SECONDS = pick(20, 10);
 const WALK_WARMUP_MS = 2000;
 const SCREEN: Box = { left: -380, top: -280, right: 380, bottom: 280 };
 
-/** The load case's plan for bot `index`: its group's box, a start inside it, one in ten building. */
-function spreadPlan(index: number, total: number): BotPlan {
-  const groups = Math.ceil(total / GROUP);
-  const side = Math.ceil(Math.sqrt(groups));
-  const group = Math.floor(index / GROUP);
-  const cx = ((group % side) - Math.floor(side / 2)) * GROUP_GAP_PX;
-  const cy = (Math.floor(group / side) - Math.floor(side / 2)) * GROUP_GAP_PX;
-  const box = { left: cx - 300, top: cy - 200, right: cx + 300, bottom: cy + 200 };
-  const start = { x: cx - 280 + (index % GROUP) * 70, y: cy };
-  return { index, name: `Load${String(index).padStart(5, '0')}`, start, box, placeEveryMs: index % 10 === 0 ? 3000 : 0, chatEveryMs: 0 };
+/** The load case's plan for bot `index`: spread in groups (capacity-support.ts). */
+function loadPlan(index: number, total: number): BotPlan {
+  return spreadPlan(index, total, `Load${String(index).padStart(5, '0')}`);
 }
 
 /** One ramp step's figures. */
@@ -82,7 +72,7 @@ interface RampStep {
 async function arrive(fleet: Fleet, identities: BotIdentity[], from: number, to: number, total: number): Promise<void> {
   const adding: Promise<unknown>[] = [];
   for (let index = from; index < to; index++) {
-    adding.push(fleet.add(identities[index]!, spreadPlan(index, total)).then((bot) => (bot.walkFrom = Date.now() + Math.random() * 1000)).catch(() => undefined));
+    adding.push(fleet.add(identities[index]!, loadPlan(index, total)).then((bot) => (bot.walkFrom = Date.now() + Math.random() * 1000)).catch(() => undefined));
     await sleep(1000 / ARRIVALS_PER_SECOND);
   }
   await Promise.all(adding);
@@ -113,7 +103,7 @@ async function measureStep(fleet: Fleet, server: TestServer): Promise<RampStep> 
 async function runLoad(): Promise<void> {
   const keys = createBotKeys(RAMP_MAX);
   const dataDir = await makeDataDir();
-  await seedPresence(dataDir, keys.map((key, i) => ({ address: key.address, name: spreadPlan(i, RAMP_MAX).name, ...spreadPlan(i, RAMP_MAX).start })));
+  await seedPresence(dataDir, keys.map((key, i) => ({ address: key.address, name: loadPlan(i, RAMP_MAX).name, ...loadPlan(i, RAMP_MAX).start })));
   const { server, pinned } = await pinnedServer(dataDir);
   const prioritised = prioritise();
   const fleet = new Fleet(server.url, server.anonKey, RAMP_MAX);

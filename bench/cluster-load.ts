@@ -22,32 +22,17 @@ import type { Box } from '../test/support/load/walker.js';
 import type { TestServer } from '../test/support/server.js';
 import { sleep, waitFor } from '../test/support/wait.js';
 import { cpuSeconds, serverPids } from './processes.js';
+import { inBatches, spreadPlan } from './capacity-support.js';
 
 /** Players entering per second, over the whole cluster (bench:capacity's rate). */
 const ARRIVALS_PER_SECOND = 25;
 /** The screen around spawn the "screen" crowd walks in (bench:capacity's calibration screen). */
 const SCREEN: Box = { left: -380, top: -280, right: 380, bottom: 280 };
-/** Bots per group of the "spread" crowd, each group in a box of its own three regions from the next (bench:capacity's load case). */
-const GROUP = 8;
-const GROUP_GAP_PX = 3 * 1024;
 /** Placements and removals a second one wallet may make (docs/rules.md, "Rates"): builders keep to it. */
 const WALLET_BLOCKS_PER_SECOND = 8;
 
 /** Where a crowd stands: all in one screen, or in groups of eight far apart. */
 export type Shape = 'screen' | 'spread';
-
-/** Runs `work` over `items`, at most `limit` at once. */
-export async function inBatches<T, R>(items: readonly T[], limit: number, work: (item: T, index: number) => Promise<R>): Promise<R[]> {
-  const results: R[] = new Array(items.length);
-  let next = 0;
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, async () => {
-    while (next < items.length) {
-      const index = next++;
-      results[index] = await work(items[index]!, index);
-    }
-  }));
-  return results;
-}
 
 /** Writes a presence row for each wallet at its start, straight into the cluster's database, so a bot may enter away from spawn. */
 export async function seedPresence(cluster: TestCluster, starts: Array<{ address: string; name: string; x: number; y: number }>): Promise<void> {
@@ -73,13 +58,7 @@ export function crowdPlan(shape: Shape, index: number, total: number, prefix: st
     const start = { x: Math.round(SCREEN.left + Math.random() * (SCREEN.right - SCREEN.left)), y: Math.round(SCREEN.top + Math.random() * (SCREEN.bottom - SCREEN.top)) };
     return { index, name, start, box: SCREEN, placeEveryMs: index % 10 === 0 ? 3000 : 0, chatEveryMs: index % 20 === 5 ? 30_000 : 0 };
   }
-  const groups = Math.ceil(total / GROUP);
-  const side = Math.ceil(Math.sqrt(groups));
-  const group = Math.floor(index / GROUP);
-  const cx = ((group % side) - Math.floor(side / 2)) * GROUP_GAP_PX;
-  const cy = (Math.floor(group / side) - Math.floor(side / 2)) * GROUP_GAP_PX;
-  const box = { left: cx - 300, top: cy - 200, right: cx + 300, bottom: cy + 200 };
-  return { index, name, start: { x: cx - 280 + (index % GROUP) * 70, y: cy }, box, placeEveryMs: index % 10 === 0 ? 3000 : 0, chatEveryMs: 0 };
+  return spreadPlan(index, total, name);
 }
 
 /** A crowd over the nodes of a cluster: bot `i` on node `i mod nodes`. */

@@ -25,9 +25,10 @@ import { LoadFigures } from '../test/support/load/figures.js';
 import { signInBot } from '../test/support/load/sign-in.js';
 import { sleep, waitFor } from '../test/support/wait.js';
 import {
-  busDeliveryBuckets, busPercentileMs, clusterCpu, inBatches, matchArrivals, outOfOrder, startBuilders, startCrowd, startListeners,
+  busDeliveryBuckets, busPercentileMs, clusterCpu, matchArrivals, outOfOrder, startBuilders, startCrowd, startListeners,
   type BlockChangeSent, type Builder, type Heard, type Shape,
 } from './cluster-load.js';
+import { inBatches } from './capacity-support.js';
 import { percentile, pick, printHeader, printRow, round } from './stats.js';
 
 const CASES = (process.argv.find((arg) => arg.startsWith('--case='))?.slice('--case='.length) ?? 'cpu,poses,blocks,placements,node_loss').split(',');
