@@ -49,7 +49,7 @@ test.before(async () => {
 async function dumpTwice(): Promise<void> {
   await withMigratedDatabase(MIGRATIONS, async (db, connection) => {
     fresh = await dumpSchema(db);
-    await db.exec('create database schema_reload');
+    await db.query('create database schema_reload');
     const copy = openPool({ ...connection, database: 'schema_reload' }, 1, (error) => console.error(`schema_reload: ${error.message}`));
     try {
       await bootstrap(copy);

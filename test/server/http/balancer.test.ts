@@ -7,14 +7,12 @@
  * once a node is killed every request through nginx is served by the other. Skipped where nginx
  * or openssl is not installed (.ci/run installs nginx).
  */
-import { copyFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import WebSocket from 'ws';
 import { startCluster, type TestCluster } from '../../support/cluster.js';
 import { nginxInstalled, proxySite, send, startNginx, type Sending, type TestNginx } from '../../support/nginx.js';
-import { makeDataDir, removeDataDir, startServer, type TestServer } from '../../support/server.js';
+import type { TestServer } from '../../support/server.js';
 import { waitFor } from '../../support/wait.js';
 
 const METRICS_RULE = '    location = /metrics { return 403; }\n';
@@ -26,25 +24,12 @@ const SPOOFER = '127.0.0.2';
 const NODE_ENV = { HOST: '127.0.0.1', TRUSTED_PROXIES: '127.0.0.1', RATE_LIMIT_WEB3: '1' };
 
 let cluster: TestCluster;
-let secondDataDir: string | undefined;
 let nginx: TestNginx;
 const installed = nginxInstalled('balancer');
 
-/**
- * Starts node-2 on a DATA_DIR holding node-1's token secret, so that both nodes take the same
- * anon key (a socket nginx sends to either node opens with it).
- */
-async function addSecondNode(): Promise<void> {
-  secondDataDir = await makeDataDir();
-  await copyFile(join(cluster.nodes[0]!.dataDir, 'jwt-secret'), join(secondDataDir, 'jwt-secret'));
-  const env = { REDIS_URL: cluster.redis.url, DATABASE_URL: cluster.databaseUrl, NODE_ID: 'node-2', ...NODE_ENV };
-  cluster.nodes.push(await startServer({ dataDir: secondDataDir, env }));
-}
-
 test.before(async () => {
   if (!installed) return;
-  cluster = await startCluster(1, NODE_ENV);
-  await addSecondNode();
+  cluster = await startCluster(2, NODE_ENV);
   assert.is(cluster.nodes[1]!.anonKey, cluster.nodes[0]!.anonKey, 'one anon key for both nodes');
   const ports = cluster.nodes.map((node) => new URL(node.url).port);
   nginx = await startNginx((dir, port) => proxySite('nginx-cluster.conf', dir, port, (site) => {
@@ -58,7 +43,6 @@ test.before(async () => {
 test.after(async () => {
   await nginx?.stop();
   await cluster?.close();
-  if (secondDataDir) await removeDataDir(secondDataDir);
 });
 
 /** The node that answered a /metrics request through nginx (every series carries its `node`). */
