@@ -244,7 +244,7 @@ export async function attachRealtime(server: Server, deps: RealtimeDeps): Promis
   const stopSharing = budgets ? shareRates(budgets, 'sender', senderBudgets) : () => undefined;
   const socketsPerAddress = createSharedCounts(budgets, 'sockets');
   const presence = new PresenceRegistry();
-  const relay = createRelay({ bus: deps.bus, topics, batches, presence });
+  const relay = createRelay({ bus, topics, batches, presence });
   const hub = createHub(db, deps, deps.policy ?? PLAIN_POLICY, { catalogue, readPolicies, dispatcher, batches, topics, presence, relay, senderBudgets, log });
   const maxSocketsPerAddress = deps.maxSocketsPerAddress ?? DEFAULT_MAX_SOCKETS_PER_ADDRESS;
   const clientAddress = deps.clientAddress ?? clientAddresses().of;

@@ -95,7 +95,7 @@ class TopicInterest {
 
 /** What a relay works on: the bus and this node's members, batches and presences. */
 export interface RelayParts {
-  bus: Bus | undefined;
+  bus: Bus;
   topics: Map<string, Set<Channel>>;
   batches: BroadcastBatches;
   presence: PresenceRegistry;
@@ -110,7 +110,7 @@ function readBroadcast(message: RelayedBroadcast): Broadcast {
 /** The relay of this node on `parts.bus` (see the module comment); {@link SOLO_RELAY} without a cluster. */
 export function createRelay(parts: RelayParts): Relay {
   const { bus, topics, batches, presence } = parts;
-  if (!bus?.clustered) return SOLO_RELAY;
+  if (!bus.clustered) return SOLO_RELAY;
   const interest = new TopicInterest();
   /** The other nodes whose state this node holds. */
   const known = new Set<string>();

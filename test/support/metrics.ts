@@ -13,3 +13,8 @@ export function metricSamples(text: string): Map<string, number> {
   }
   return samples;
 }
+
+/** One series (named as in {@link metricSamples}) of the `/metrics` page of the server at `url`; undefined when it has none. */
+export async function metricValue(server: { url: string }, series: string): Promise<number | undefined> {
+  return metricSamples(await (await fetch(`${server.url}/metrics`)).text()).get(series);
+}

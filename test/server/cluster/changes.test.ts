@@ -10,6 +10,7 @@ import * as assert from 'uvu/assert';
 import type pg from 'pg';
 import type { RealtimeChannel } from '@supabase/supabase-js';
 import { startCluster, type TestCluster } from '../../support/cluster.js';
+import { metricValue } from '../../support/metrics.js';
 import { signInPlayer, type TestPlayer, type TestServer } from '../../support/harness.js';
 import { joinRegion, subscribeChannel, userIdOf, type Joined } from '../../support/live.js';
 import { blockRow, playerAtSpawn, tilesInViewOfSpawn } from '../../support/rules.js';
@@ -43,9 +44,7 @@ test.after(async ({ cluster, operator }) => {
 
 /** Whether `node` says it drains the cluster's queues (its `tessera_realtime_drainer` gauge). */
 async function drains(node: TestServer): Promise<boolean> {
-  const text = await (await fetch(`${node.url}/metrics`)).text();
-  const line = /^tessera_realtime_drainer\{[^}]*\} (\S+)$/m.exec(text);
-  return line?.[1] === '1';
+  return (await metricValue(node, 'tessera_realtime_drainer')) === 1;
 }
 
 /** Follows the inserts of public.cluster_notes as `player` and collects their bodies; retried until the node's catalogue knows the new table. */

@@ -6,7 +6,7 @@
  * tessera_realtime_changes_dropped_total), so a player's block heard right after an owner's
  * 200,000-block statement arrives at once.
  */
-import { metricSamples } from '../../support/metrics.js';
+import { metricValue } from '../../support/metrics.js';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type pg from 'pg';
@@ -74,8 +74,7 @@ async function followBlocks(player: TestPlayer, topic: string, filter?: string):
 }
 
 async function droppedChanges(server: TestServer): Promise<number> {
-  const text = await (await fetch(`${server.url}/metrics`)).text();
-  return metricSamples(text).get('tessera_realtime_changes_dropped_total')!;
+  return (await metricValue(server, 'tessera_realtime_changes_dropped_total'))!;
 }
 
 test('nobody follows game_blocks: a placement captures no row change, and the block is still heard on its region', async ({ operator, ann, region }) => {
