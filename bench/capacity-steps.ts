@@ -69,6 +69,8 @@ export interface StepFigures {
   rest_p99_ms: number;
   server_cpu_cores: number;
   server_cpu_ms_per_player_s: number;
+  /** The Node process's share of server_cpu_cores (the rest is PostgreSQL's). */
+  server_node_cpu_cores: number;
   server_pss_mb: number;
   loop_delay_p99_ms: number;
   shed_broadcasts: number;
@@ -204,6 +206,7 @@ async function measureStep(shape: Shape, fleet: Fleet, server: TestServer, place
     rest_p99_ms: round(percentile(rest, 99), 1),
     server_cpu_cores: round(cpu / seconds, 2),
     server_cpu_ms_per_player_s: round((cpu * 1000) / (players * seconds), 3),
+    server_node_cpu_cores: round((cpuAfter.node - cpuBefore.node) / seconds, 2),
     server_pss_mb: Math.round(await serverPss(server)),
     loop_delay_p99_ms: round(counterTotal(metricsAfter, 'nodejs_eventloop_lag_p99_seconds') * 1000, 1),
     shed_broadcasts: shed(),

@@ -21,7 +21,7 @@
  *
  * `--quick` runs smaller, shorter cases, once (full runs take medians of 3);
  * `--case=load,calibration,step,degradation,storm` picks cases, `--shape=screen,spread,mixed` the
- * ramps' shapes; `--degradation-players N` sets the
+ * ramps' shapes, `--steps=250,500` their steps (the same for every shape); `--degradation-players N` sets the
  * degradation case's crowd when the step case does not run before it.
  */
 import { monitorEventLoopDelay } from 'node:perf_hooks';
@@ -306,10 +306,11 @@ function numberArgument(name: string): number | null {
 /** Runs of each ramp whose medians are printed. */
 const STEP_RUNS = pick(3, 1);
 /** Players at each step of each shape's ramp. */
+const CHOSEN_STEPS = process.argv.find((arg) => arg.startsWith('--steps='))?.slice('--steps='.length).split(',').map(Number);
 const STEPS: Record<Shape, number[]> = {
-  screen: pick([100, 200, 300, 400, 500, 600, 700, 800, 1000], [100, 200, 300, 400, 500, 600]),
-  spread: pick([250, 500, 750, 1000, 1500, 2000, 2500, 3000], [250, 500, 1000, 1500, 2000]),
-  mixed: pick([200, 400, 600, 800, 1000, 1500, 2000], [200, 400, 800, 1200, 1600]),
+  screen: CHOSEN_STEPS ?? pick([100, 200, 300, 400, 500, 600, 700, 800, 1000], [100, 200, 300, 400, 500, 600]),
+  spread: CHOSEN_STEPS ?? pick([250, 500, 750, 1000, 1500, 2000, 2500, 3000], [250, 500, 1000, 1500, 2000]),
+  mixed: CHOSEN_STEPS ?? pick([200, 400, 600, 800, 1000, 1500, 2000], [200, 400, 800, 1200, 1600]),
 };
 const STEP_HOLD_S = pick(20, 8);
 /** The shapes ramped (`--shape=screen,spread,mixed`). */

@@ -140,56 +140,72 @@ exception when others then
 end $$;
 revoke all on function realtime.run_check(jsonb, int, jsonb, jsonb) from public;
 
--- realtime.run_check of every check on changes another node drained (a JSON array of {rel, kind,
--- record, old}, positions counting from 1), removing nothing.
-create or replace function realtime.check_changes(changes jsonb, checks jsonb)
+-- The rows each check of a drain reads, per table of the changes (a JSON object by rel oid, each
+-- {keys, olds}: the new rows of its inserts and updates and the old row images of its updates and
+-- deletes, each with its position i), so that a drain groups its changes once, not once per check.
+create or replace function realtime.rows_by_table(changes jsonb)
+returns jsonb
+language sql immutable as $$
+  select jsonb_object_agg(t.rel, jsonb_build_object('keys', t.keys, 'olds', t.olds))
+  from (
+    select c.v ->> 'rel' as rel,
+      jsonb_agg((c.v -> 'record') || jsonb_build_object('i', c.o)) filter (where c.v ->> 'kind' in ('INSERT', 'UPDATE') and jsonb_typeof(c.v -> 'record') = 'object') as keys,
+      jsonb_agg((c.v -> 'old') || jsonb_build_object('i', c.o)) filter (where c.v ->> 'kind' in ('UPDATE', 'DELETE') and jsonb_typeof(c.v -> 'old') = 'object') as olds
+    from jsonb_array_elements(changes) with ordinality as c(v, o)
+    where c.v ? 'rel'
+    group by c.v ->> 'rel') t
+$$;
+revoke all on function realtime.rows_by_table(jsonb) from public;
+
+-- realtime.run_check of the checks of the tables that have rows among the changes grouped by
+-- realtime.rows_by_table. The checks come grouped by table: check_groups[k] is the JSON array of
+-- the checks of table check_rels[k], each with its number n. Only the groups of tables the
+-- changes touch are read, so a crowd's checks of other tables cost nothing.
+create or replace function realtime.run_checks(by_table jsonb, check_rels oid[], check_groups text[])
 returns table (ord int, kind text, checked int)
 language plpgsql as $$
 declare
-  n int;
+  rel text;
+  grp text;
   chk jsonb;
   keys jsonb;
   olds jsonb;
 begin
-  for n in 0 .. jsonb_array_length(checks) - 1 loop
-    chk := checks -> n;
-    select jsonb_agg((c.v -> 'record') || jsonb_build_object('i', c.o)) into keys
-      from jsonb_array_elements(changes) with ordinality as c(v, o)
-      where (c.v ->> 'rel')::oid = (chk ->> 'rel')::oid and c.v ->> 'kind' in ('INSERT', 'UPDATE') and jsonb_typeof(c.v -> 'record') = 'object';
-    olds := null;
-    if chk ->> 'old_sql' is not null then
-      select jsonb_agg((c.v -> 'old') || jsonb_build_object('i', c.o)) into olds
-        from jsonb_array_elements(changes) with ordinality as c(v, o)
-        where (c.v ->> 'rel')::oid = (chk ->> 'rel')::oid and c.v ->> 'kind' in ('UPDATE', 'DELETE') and jsonb_typeof(c.v -> 'old') = 'object';
-    end if;
-    continue when keys is null and olds is null;
-    return query select * from realtime.run_check(chk, n, keys, olds);
+  if by_table is null then
+    return;
+  end if;
+  for rel, grp in select x.rel::text, x.grp from unnest(check_rels, check_groups) as x(rel, grp) where by_table ? x.rel::text loop
+    keys := nullif(by_table -> rel -> 'keys', 'null');
+    for chk in select e.v from jsonb_array_elements(grp::jsonb) as e(v) loop
+      olds := case when chk ->> 'old_sql' is not null then nullif(by_table -> rel -> 'olds', 'null') end;
+      continue when keys is null and olds is null;
+      return query select * from realtime.run_check(chk, (chk ->> 'n')::int, keys, olds);
+    end loop;
   end loop;
 end $$;
-revoke all on function realtime.check_changes(jsonb, jsonb) from public;
+revoke all on function realtime.run_checks(jsonb, oid[], text[]) from public;
+
+-- realtime.run_checks on changes another node drained (a JSON array of {rel, kind, record, old},
+-- positions counting from 1), removing nothing.
+create or replace function realtime.check_changes(changes jsonb, check_rels oid[], check_groups text[])
+returns table (ord int, kind text, checked int)
+language sql as $$
+  select * from realtime.run_checks(realtime.rows_by_table(changes), check_rels, check_groups)
+$$;
+revoke all on function realtime.check_changes(jsonb, oid[], text[]) from public;
 
 -- Removes the oldest captured changes (at most max_changes) and returns them in commit order as
 -- (id, ord, rel, kind, record, old, at, sender, checked = null), ord counting from 1, then the
--- verdicts of realtime.run_check of each check on them as (ord, kind, checked). One round trip
--- per drain.
--- A drain from before changes carried their id returns other columns: replaced once.
-do $$
-begin
-  if exists (select 1 from pg_proc p join pg_namespace n on n.oid = p.pronamespace
-             where n.nspname = 'realtime' and p.proname = 'drain' and not ('id' = any (p.proargnames))) then
-    drop function realtime.drain(int, jsonb);
-  end if;
-end $$;
-create or replace function realtime.drain(max_changes int, checks jsonb)
+-- verdicts of realtime.run_checks on them as (ord, kind, checked). One round trip per drain.
+-- The drain and checks from before checks came grouped by table: replaced once.
+drop function if exists realtime.drain(int, jsonb);
+drop function if exists realtime.check_changes(jsonb, jsonb);
+create or replace function realtime.drain(max_changes int, check_rels oid[], check_groups text[])
 returns table (id bigint, ord int, rel int, kind text, record text, old text, at text, sender text, checked int)
 language plpgsql as $$
 #variable_conflict use_column
 declare
   drained realtime.changes[];
-  n int;
-  chk jsonb;
-  keys jsonb;
-  olds jsonb;
 begin
   with d as (
     delete from realtime.changes where id in (select c.id from realtime.changes c order by c.id limit max_changes)
@@ -199,23 +215,16 @@ begin
     select c.id, c.o::int, c.rel::int, c.kind, c.record::text, c.old_record::text,
       to_char(c.at at time zone 'utc', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), c.sender, null::int
     from unnest(drained) with ordinality as c(id, rel, kind, record, old_record, at, sender, o);
-  for n in 0 .. jsonb_array_length(checks) - 1 loop
-    chk := checks -> n;
-    select jsonb_agg(c.record::jsonb || jsonb_build_object('i', c.o)) into keys
+  if cardinality(check_rels) = 0 or cardinality(drained) = 0 then
+    return;
+  end if;
+  return query select null::bigint, k.ord, null::int, k.kind, null::text, null::text, null::text, null::text, k.checked
+    from realtime.run_checks(realtime.rows_by_table((
+      select jsonb_agg(jsonb_build_object('rel', c.rel::text, 'kind', c.kind, 'record', c.record::jsonb, 'old', c.old_record::jsonb) order by c.o)
       from unnest(drained) with ordinality as c(id, rel, kind, record, old_record, at, sender, o)
-      where c.rel = (chk ->> 'rel')::oid and c.kind in ('INSERT', 'UPDATE') and c.record is not null;
-    olds := null;
-    if chk ->> 'old_sql' is not null then
-      select jsonb_agg(c.old_record::jsonb || jsonb_build_object('i', c.o)) into olds
-        from unnest(drained) with ordinality as c(id, rel, kind, record, old_record, at, sender, o)
-        where c.rel = (chk ->> 'rel')::oid and c.kind in ('UPDATE', 'DELETE') and c.old_record is not null;
-    end if;
-    continue when keys is null and olds is null;
-    return query select null::bigint, k.ord, null::int, k.kind, null::text, null::text, null::text, null::text, k.checked
-      from realtime.run_check(chk, n, keys, olds) as k;
-  end loop;
+      where c.rel = any (check_rels))), check_rels, check_groups) as k;
 end $$;
-revoke all on function realtime.drain(int, jsonb) from public;
+revoke all on function realtime.drain(int, oid[], text[]) from public;
 drop function if exists realtime.visible(jsonb);
 
 do $$
@@ -388,13 +397,47 @@ function readDrained(rows: DrainRow[], checkCount: number): Drained {
 }
 
 /**
+ * Visibility checks as realtime.drain and realtime.check_changes take them: grouped by table,
+ * each group a JSON array of its checks with their numbers, as PostgreSQL array literals (made
+ * once per plan, not escaped again at each drain).
+ */
+interface GroupedChecks {
+  rels: string;
+  groups: string;
+}
+
+/** `items` as a PostgreSQL array literal of text. */
+function arrayLiteral(items: string[]): string {
+  return `{${items.map((item) => `"${item.replace(/[\\"]/g, '\\$&')}"`).join(',')}}`;
+}
+
+/** The grouping of each plan's checks, made once per plan (a plan's checks never change). */
+const groupedChecks = new WeakMap<VisibilityCheck[], GroupedChecks>();
+
+/** `checks` grouped by table for realtime.drain: only the groups of the tables a drain touches are parsed by PostgreSQL. */
+function groupChecks(checks: VisibilityCheck[]): GroupedChecks {
+  let grouped = groupedChecks.get(checks);
+  if (grouped) return grouped;
+  const byRel = new Map<number, string[]>();
+  checks.forEach((check, n) => {
+    let group = byRel.get(check.rel);
+    if (!group) byRel.set(check.rel, (group = []));
+    group.push(JSON.stringify({ n, ...check }));
+  });
+  grouped = { rels: `{${[...byRel.keys()].join(',')}}`, groups: arrayLiteral([...byRel.values()].map((group) => `[${group.join(',')}]`)) };
+  groupedChecks.set(checks, grouped);
+  return grouped;
+}
+
+/**
  * Removes the oldest captured changes (at most {@link DRAIN_LIMIT}) and evaluates `checks` on
  * them, in one round trip.
  */
 export async function drain(db: Queryable, checks: VisibilityCheck[]): Promise<Drained> {
+  const { rels, groups } = groupChecks(checks);
   const { rows } = await db.query<DrainRow>(
-    'select id, ord, rel, kind, record, old, at, sender, checked from realtime.drain($1, $2::jsonb)',
-    [DRAIN_LIMIT, JSON.stringify(checks)],
+    'select id, ord, rel, kind, record, old, at, sender, checked from realtime.drain($1, $2::oid[], $3::text[])',
+    [DRAIN_LIMIT, rels, groups],
   );
   return readDrained(rows, checks.length);
 }
@@ -405,9 +448,10 @@ export async function drain(db: Queryable, checks: VisibilityCheck[]): Promise<D
  */
 export async function checkChanges(db: Queryable, changes: Change[], checks: VisibilityCheck[], checked: ReadonlySet<number>): Promise<Drained> {
   const sent = changes.map((c) => (checked.has(c.rel) ? `{"rel":${c.rel},"kind":"${c.kind}","record":${c.record ?? 'null'},"old":${c.old ?? 'null'}}` : '{}'));
+  const { rels, groups } = groupChecks(checks);
   const { rows } = await db.query<DrainRow>(
-    'select null as id, ord, null as rel, kind, null as record, null as old, null as at, null as sender, checked from realtime.check_changes($1::jsonb, $2::jsonb)',
-    [`[${sent.join(',')}]`, JSON.stringify(checks)],
+    'select null as id, ord, null as rel, kind, null as record, null as old, null as at, null as sender, checked from realtime.check_changes($1::jsonb, $2::oid[], $3::text[])',
+    [`[${sent.join(',')}]`, rels, groups],
   );
   return { ...readDrained(rows, checks.length), changes };
 }

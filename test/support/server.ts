@@ -87,12 +87,14 @@ export async function removeDataDir(dir: string): Promise<void> {
 /**
  * Runs `node <entry>` with PORT=0, DATA_DIR, RATE_LIMIT_WEB3={@link TEST_RATE_LIMIT_WEB3},
  * {@link TEST_ADDRESS_LIMITS} and `env` on top, and resolves once it printed `listening on <url>`. Rejects with the output if it
- * exits first (a temporary DATA_DIR is then removed).
+ * exits first (a temporary DATA_DIR is then removed). `SERVER_NODE_ARGS` in this process's
+ * environment adds options to that `node` (`--cpu-prof --cpu-prof-dir=/tmp/prof` profiles a bench's server).
  */
 export async function startServer(options: StartOptions = {}): Promise<TestServer> {
   const ownDataDir = options.dataDir === undefined;
   const dataDir = options.dataDir ?? (await makeDataDir());
-  const child = spawn(process.execPath, [options.entry ?? SERVER_ENTRY], {
+  const nodeArgs = process.env.SERVER_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
+  const child = spawn(process.execPath, [...nodeArgs, options.entry ?? SERVER_ENTRY], {
     env: { ...process.env, PORT: '0', DATA_DIR: dataDir, RATE_LIMIT_WEB3: TEST_RATE_LIMIT_WEB3, ...TEST_ADDRESS_LIMITS, ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
