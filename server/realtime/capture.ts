@@ -345,12 +345,19 @@ export async function captureTables(db: Queryable): Promise<void> {
 }
 
 /**
- * A visibility check for {@link drain}, run under `role` and `claims` for the changes of table
- * `rel`: `sql` (from visibilitySql) on the rows of its inserts and updates, `old_sql` (from
- * oldVisibilitySql; null when the role's verdict does not depend on the row) on the old row
- * images of its updates and deletes.
+ * A visibility check for {@link drain}, run under a role and claims for the changes of table
+ * `rel`: its `sql` (from visibilitySql) on the rows of its inserts and updates, its `old_sql`
+ * (from oldVisibilitySql; null when the role's verdict does not depend on the row) on the old
+ * row images of its updates and deletes. `text` is the check as realtime.run_check reads it
+ * ({@link checkText}), made once per subscriber rather than per drain.
  */
 export interface VisibilityCheck {
+  rel: number;
+  text: string;
+}
+
+/** What a visibility check runs: see {@link VisibilityCheck}. */
+export interface CheckSpec {
   rel: number;
   role: string;
   claims: string;
@@ -358,13 +365,23 @@ export interface VisibilityCheck {
   old_sql: string | null;
 }
 
+/** `text` escaped for a quoted element of a PostgreSQL array literal. */
+function escapeElement(text: string): string {
+  return text.replace(/[\\"]/g, '\\$&');
+}
+
+/** The {@link VisibilityCheck.text} of a check: its JSON, escaped for a quoted element of an array literal. */
+export function checkText(check: CheckSpec): string {
+  return escapeElement(JSON.stringify(check));
+}
+
 /** What one drain returns: the changes in commit order, and which checks found each one readable. */
 export interface Drained {
   changes: Change[];
-  /** visible[check] holds the positions (in `changes`) of the changes that check found readable. */
-  visible: Set<number>[];
-  /** oldVisible[check] holds the positions of the changes whose old row image that check found readable. */
-  oldVisible: Set<number>[];
+  /** visible.get(check) holds the positions (in `changes`) of the changes that check found readable. */
+  visible: Map<number, Set<number>>;
+  /** oldVisible.get(check) holds the positions of the changes whose old row image that check found readable. */
+  oldVisible: Map<number, Set<number>>;
   /** Indexes of checks whose policies raised: none of their changes are readable. */
   failed: Set<number>;
 }
@@ -382,39 +399,41 @@ interface DrainRow {
   checked: number | null;
 }
 
-/** Sorts the rows of a drain or a check into the changes and the verdicts of `checkCount` checks. */
-function readDrained(rows: DrainRow[], checkCount: number): Drained {
+/** Sorts the rows of a drain or a check into the changes and the checks' verdicts. */
+function readDrained(rows: DrainRow[]): Drained {
   const changes: Change[] = [];
-  const visible = Array.from({ length: checkCount }, () => new Set<number>());
-  const oldVisible = Array.from({ length: checkCount }, () => new Set<number>());
+  const visible = new Map<number, Set<number>>();
+  const oldVisible = new Map<number, Set<number>>();
   const failed = new Set<number>();
   for (const row of rows) {
     if (row.checked === null) changes.push({ id: Number(row.id), rel: row.rel!, kind: row.kind as Change['kind'], record: row.record, old: row.old, at: row.at!, sender: row.sender });
     else if (row.ord < 0) failed.add(row.checked);
-    else (row.kind === 'old' ? oldVisible : visible)[row.checked]!.add(row.ord - 1);
+    else {
+      const verdicts = row.kind === 'old' ? oldVisible : visible;
+      let positions = verdicts.get(row.checked);
+      if (!positions) verdicts.set(row.checked, (positions = new Set()));
+      positions.add(row.ord - 1);
+    }
   }
   return { changes, visible, oldVisible, failed };
 }
 
 /**
  * Visibility checks as realtime.drain and realtime.check_changes take them: grouped by table,
- * each group a JSON array of its checks with their numbers, as PostgreSQL array literals (made
- * once per plan, not escaped again at each drain).
+ * each group a JSON array of its checks with their numbers (`n`), as PostgreSQL array literals.
  */
 interface GroupedChecks {
   rels: string;
   groups: string;
 }
 
-/** `items` as a PostgreSQL array literal of text. */
-function arrayLiteral(items: string[]): string {
-  return `{${items.map((item) => `"${item.replace(/[\\"]/g, '\\$&')}"`).join(',')}}`;
-}
-
 /** The grouping of each plan's checks, made once per plan (a plan's checks never change). */
 const groupedChecks = new WeakMap<VisibilityCheck[], GroupedChecks>();
 
-/** `checks` grouped by table for realtime.drain: only the groups of the tables a drain touches are parsed by PostgreSQL. */
+/**
+ * `checks` grouped by table for realtime.drain: only the groups of the tables a drain touches are
+ * parsed by PostgreSQL. Each check's escaped text is only joined here, never escaped again.
+ */
 function groupChecks(checks: VisibilityCheck[]): GroupedChecks {
   let grouped = groupedChecks.get(checks);
   if (grouped) return grouped;
@@ -422,9 +441,10 @@ function groupChecks(checks: VisibilityCheck[]): GroupedChecks {
   checks.forEach((check, n) => {
     let group = byRel.get(check.rel);
     if (!group) byRel.set(check.rel, (group = []));
-    group.push(JSON.stringify({ n, ...check }));
+    // {"n":n, ...the check's own fields}, with the quotes escaped as in the check's text.
+    group.push(`{\\"n\\":${n},${check.text.slice(1)}`);
   });
-  grouped = { rels: `{${[...byRel.keys()].join(',')}}`, groups: arrayLiteral([...byRel.values()].map((group) => `[${group.join(',')}]`)) };
+  grouped = { rels: `{${[...byRel.keys()].join(',')}}`, groups: `{${[...byRel.values()].map((group) => `"[${group.join(',')}]"`).join(',')}}` };
   groupedChecks.set(checks, grouped);
   return grouped;
 }
@@ -439,7 +459,7 @@ export async function drain(db: Queryable, checks: VisibilityCheck[]): Promise<D
     'select id, ord, rel, kind, record, old, at, sender, checked from realtime.drain($1, $2::oid[], $3::text[])',
     [DRAIN_LIMIT, rels, groups],
   );
-  return readDrained(rows, checks.length);
+  return readDrained(rows);
 }
 
 /**
@@ -453,5 +473,5 @@ export async function checkChanges(db: Queryable, changes: Change[], checks: Vis
     'select null as id, ord, null as rel, kind, null as record, null as old, null as at, null as sender, checked from realtime.check_changes($1::jsonb, $2::oid[], $3::text[])',
     [`[${sent.join(',')}]`, rels, groups],
   );
-  return { ...readDrained(rows, checks.length), changes };
+  return { ...readDrained(rows), changes };
 }

@@ -1,5 +1,5 @@
 import type { Selection } from './bindings.js';
-import type { VisibilityCheck } from './capture.js';
+import { checkText, type VisibilityCheck } from './capture.js';
 import { oldVisibilitySql, visibilitySql } from './catalog.js';
 import type { Access, TableInfo } from './catalog.js';
 import type { Binding, Channel } from './channel.js';
@@ -28,7 +28,7 @@ export interface Plan {
 }
 
 /** What a binding's plan keeps from tick to tick, with the key of the visibility check it needs (null for none). */
-type View = Omit<BindingPlan, 'check'> & { checkKey: string | null; claimsJson: string };
+type View = Omit<BindingPlan, 'check'> & { checkKey: string | null; claimsJson: string; checkText?: string };
 
 /** Whether a subscriber with `access` needs a visibility check of each change (its verdict depends on the row). */
 export function needsCheck(access: Access): boolean {
@@ -97,8 +97,12 @@ export class Planner {
           if (known === undefined) {
             check = checks.length;
             index.set(view.checkKey, check);
-            const oldSql = granted.policy === null ? null : oldVisibilitySql(sub.table, granted.policy);
-            checks.push({ rel: oid, role: sub.channel.claims.role, claims: sub.channel.claimsJson, sql: visibilitySql(sub.table), old_sql: oldSql });
+            // The check's text is kept with the binding's view: a crowd's plans change often, its checks seldom.
+            view.checkText ??= checkText({
+              rel: oid, role: sub.channel.claims.role, claims: sub.channel.claimsJson, sql: visibilitySql(sub.table),
+              old_sql: granted.policy === null ? null : oldVisibilitySql(sub.table, granted.policy),
+            });
+            checks.push({ rel: oid, text: view.checkText });
           } else check = known;
         }
         of.set(sub, { check, ...view });

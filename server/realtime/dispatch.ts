@@ -119,7 +119,7 @@ export function createDispatcher(db: Database, subscribed: SubscribedTables, dep
   function deliver(sorted: Sorted, drained: Drained, of: Plan['of']): void {
     const { parsed, positions } = sorted;
     const readable = (check: number, ci: number, old: boolean) =>
-      !drained.failed.has(check) && (old ? drained.oldVisible : drained.visible)[check]!.has(positions[ci]!);
+      !drained.failed.has(check) && ((old ? drained.oldVisible : drained.visible).get(check)?.has(positions[ci]!) ?? false);
     if (parsed.length > 0) deliverChanges(byTable, parsed, of, readable);
   }
 
@@ -201,7 +201,7 @@ function createRelayedChanges(db: Database, parts: RelayParts, deps: DispatcherD
     const { checks, of } = parts.planner.plan();
     const rels = new Set(changes.map((change) => change.rel));
     const checked = new Set(checks.filter((check) => rels.has(check.rel)).map((check) => check.rel));
-    const drained = checked.size > 0 ? await checkChanges(db, changes, checks, checked) : { changes, visible: [], oldVisible: [], failed: new Set<number>() };
+    const drained = checked.size > 0 ? await checkChanges(db, changes, checks, checked) : { changes, visible: new Map(), oldVisible: new Map(), failed: new Set<number>() };
     parts.deliver(sortDrained(changes, { tableOf: parts.tableOf, admit: all, relay: false, last: noRepeats }), drained, of);
     return pending.length > 0;
   }
