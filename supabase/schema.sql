@@ -2044,12 +2044,22 @@ CREATE FUNCTION public.wallet_address()
  STABLE SECURITY DEFINER
  SET search_path TO ''
 AS $function$
+declare
+  claims text := current_setting('request.jwt.claims', true);
+  wallet text;
 begin
-  return (select i.identity_data -> 'custom_claims' ->> 'address'
-          from auth.identities i
-          where i.user_id = auth.uid() and i.provider = 'web3'
-          order by i.created_at
-          limit 1);
+  if claims <> '' and current_setting('tessera.wallet_claims', true) = claims then
+    return current_setting('tessera.wallet', true);
+  end if;
+  wallet := (select i.identity_data -> 'custom_claims' ->> 'address'
+             from auth.identities i
+             where i.user_id = auth.uid() and i.provider = 'web3'
+             order by i.created_at
+             limit 1);
+  if wallet is not null and claims <> '' then
+    perform set_config('tessera.wallet', wallet, true), set_config('tessera.wallet_claims', claims, true);
+  end if;
+  return wallet;
 end $function$;
 
 --
