@@ -179,6 +179,8 @@ async function measureStep(shape: Shape, fleet: Fleet, server: TestServer, place
   const metricsBefore = await scrape(server);
   const cpuBefore = await serverCpu(server);
   figures.recording = true;
+  // Progress on stderr, so a profiler or a database statistics reader can follow the measured window.
+  console.error(`capacity: measuring ${shape} at ${fleet.bots.length} for ${seconds} s`);
   const reading = bystander.start();
   await sleep(seconds * 1000);
   const cpuAfter = await serverCpu(server);

@@ -158,15 +158,17 @@ $$;
 revoke all on function realtime.rows_by_table(jsonb) from public;
 
 -- realtime.run_check of the checks of the tables that have rows among the changes grouped by
--- realtime.rows_by_table. The checks come grouped by table: check_groups[k] is the JSON array of
--- the checks of table check_rels[k], each with its number n. Only the groups of tables the
--- changes touch are read, so a crowd's checks of other tables cost nothing.
-create or replace function realtime.run_checks(by_table jsonb, check_rels oid[], check_groups text[])
+-- realtime.rows_by_table. The checks come grouped by table in one byte string: the checks of
+-- table check_rels[k] are the JSON array of bytes check_ends[k-1] (0 for the first) to
+-- check_ends[k] of checks, each with its number n. Only the groups of the tables the changes
+-- touch are read, so a crowd's checks of other tables cost nothing.
+create or replace function realtime.run_checks(by_table jsonb, check_rels oid[], check_ends int[], checks bytea)
 returns table (ord int, kind text, checked int)
 language plpgsql as $$
 declare
+  k int;
   rel text;
-  grp text;
+  group_start int;
   chk jsonb;
   keys jsonb;
   olds jsonb;
@@ -174,25 +176,28 @@ begin
   if by_table is null then
     return;
   end if;
-  for rel, grp in select x.rel::text, x.grp from unnest(check_rels, check_groups) as x(rel, grp) where by_table ? x.rel::text loop
+  for k in 1 .. coalesce(cardinality(check_rels), 0) loop
+    rel := check_rels[k]::text;
+    continue when not by_table ? rel;
     keys := nullif(by_table -> rel -> 'keys', 'null');
-    for chk in select e.v from jsonb_array_elements(grp::jsonb) as e(v) loop
+    group_start := case when k = 1 then 0 else check_ends[k - 1] end;
+    for chk in select e.v from jsonb_array_elements(convert_from(substring(checks from group_start + 1 for check_ends[k] - group_start), 'UTF8')::jsonb) as e(v) loop
       olds := case when chk ->> 'old_sql' is not null then nullif(by_table -> rel -> 'olds', 'null') end;
       continue when keys is null and olds is null;
       return query select * from realtime.run_check(chk, (chk ->> 'n')::int, keys, olds);
     end loop;
   end loop;
 end $$;
-revoke all on function realtime.run_checks(jsonb, oid[], text[]) from public;
+revoke all on function realtime.run_checks(jsonb, oid[], int[], bytea) from public;
 
 -- realtime.run_checks on changes another node drained (a JSON array of {rel, kind, record, old},
 -- positions counting from 1), removing nothing.
-create or replace function realtime.check_changes(changes jsonb, check_rels oid[], check_groups text[])
+create or replace function realtime.check_changes(changes jsonb, check_rels oid[], check_ends int[], checks bytea)
 returns table (ord int, kind text, checked int)
 language sql as $$
-  select * from realtime.run_checks(realtime.rows_by_table(changes), check_rels, check_groups)
+  select * from realtime.run_checks(realtime.rows_by_table(changes), check_rels, check_ends, checks)
 $$;
-revoke all on function realtime.check_changes(jsonb, oid[], text[]) from public;
+revoke all on function realtime.check_changes(jsonb, oid[], int[], bytea) from public;
 
 -- Removes the oldest captured changes (at most max_changes) and returns them in commit order as
 -- (id, ord, rel, kind, record, old, at, sender, checked = null), ord counting from 1, then the
@@ -200,7 +205,7 @@ revoke all on function realtime.check_changes(jsonb, oid[], text[]) from public;
 -- The drain and checks from before checks came grouped by table: replaced once.
 drop function if exists realtime.drain(int, jsonb);
 drop function if exists realtime.check_changes(jsonb, jsonb);
-create or replace function realtime.drain(max_changes int, check_rels oid[], check_groups text[])
+create or replace function realtime.drain(max_changes int, check_rels oid[], check_ends int[], checks bytea)
 returns table (id bigint, ord int, rel int, kind text, record text, old text, at text, sender text, checked int)
 language plpgsql as $$
 #variable_conflict use_column
@@ -215,16 +220,16 @@ begin
     select c.id, c.o::int, c.rel::int, c.kind, c.record::text, c.old_record::text,
       to_char(c.at at time zone 'utc', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), c.sender, null::int
     from unnest(drained) with ordinality as c(id, rel, kind, record, old_record, at, sender, o);
-  if cardinality(check_rels) = 0 or cardinality(drained) = 0 then
+  if coalesce(cardinality(check_rels), 0) = 0 or cardinality(drained) = 0 then
     return;
   end if;
   return query select null::bigint, k.ord, null::int, k.kind, null::text, null::text, null::text, null::text, k.checked
     from realtime.run_checks(realtime.rows_by_table((
       select jsonb_agg(jsonb_build_object('rel', c.rel::text, 'kind', c.kind, 'record', c.record::jsonb, 'old', c.old_record::jsonb) order by c.o)
       from unnest(drained) with ordinality as c(id, rel, kind, record, old_record, at, sender, o)
-      where c.rel = any (check_rels))), check_rels, check_groups) as k;
+      where c.rel = any (check_rels))), check_rels, check_ends, checks) as k;
 end $$;
-revoke all on function realtime.drain(int, oid[], text[]) from public;
+revoke all on function realtime.drain(int, oid[], int[], bytea) from public;
 drop function if exists realtime.visible(jsonb);
 
 do $$
@@ -365,14 +370,9 @@ export interface CheckSpec {
   old_sql: string | null;
 }
 
-/** `text` escaped for a quoted element of a PostgreSQL array literal. */
-function escapeElement(text: string): string {
-  return text.replace(/[\\"]/g, '\\$&');
-}
-
-/** The {@link VisibilityCheck.text} of a check: its JSON, escaped for a quoted element of an array literal. */
+/** The {@link VisibilityCheck.text} of a check: its JSON. */
 export function checkText(check: CheckSpec): string {
-  return escapeElement(JSON.stringify(check));
+  return JSON.stringify(check);
 }
 
 /** What one drain returns: the changes in commit order, and which checks found each one readable. */
@@ -419,21 +419,20 @@ function readDrained(rows: DrainRow[]): Drained {
 }
 
 /**
- * Visibility checks as realtime.drain and realtime.check_changes take them: grouped by table,
- * each group a JSON array of its checks with their numbers (`n`), as PostgreSQL array literals.
+ * Visibility checks as realtime.drain and realtime.check_changes take them: one byte string of
+ * JSON arrays, one per table, each check with its number `n`; `ends[k]` is the byte where the
+ * array of table `rels[k]` ends. PostgreSQL parses only the arrays of the tables a drain touches.
  */
 interface GroupedChecks {
   rels: string;
-  groups: string;
+  ends: string;
+  bytes: Buffer;
 }
 
 /** The grouping of each plan's checks, made once per plan (a plan's checks never change). */
 const groupedChecks = new WeakMap<VisibilityCheck[], GroupedChecks>();
 
-/**
- * `checks` grouped by table for realtime.drain: only the groups of the tables a drain touches are
- * parsed by PostgreSQL. Each check's escaped text is only joined here, never escaped again.
- */
+/** `checks` grouped by table for realtime.drain ({@link GroupedChecks}); each check's text is only joined here. */
 function groupChecks(checks: VisibilityCheck[]): GroupedChecks {
   let grouped = groupedChecks.get(checks);
   if (grouped) return grouped;
@@ -441,10 +440,12 @@ function groupChecks(checks: VisibilityCheck[]): GroupedChecks {
   checks.forEach((check, n) => {
     let group = byRel.get(check.rel);
     if (!group) byRel.set(check.rel, (group = []));
-    // {"n":n, ...the check's own fields}, with the quotes escaped as in the check's text.
-    group.push(`{\\"n\\":${n},${check.text.slice(1)}`);
+    group.push(`{"n":${n},${check.text.slice(1)}`);
   });
-  grouped = { rels: `{${[...byRel.keys()].join(',')}}`, groups: `{${[...byRel.values()].map((group) => `"[${group.join(',')}]"`).join(',')}}` };
+  const arrays = [...byRel.values()].map((group) => Buffer.from(`[${group.join(',')}]`));
+  let end = 0;
+  const ends = arrays.map((array) => (end += array.length));
+  grouped = { rels: `{${[...byRel.keys()].join(',')}}`, ends: `{${ends.join(',')}}`, bytes: Buffer.concat(arrays) };
   groupedChecks.set(checks, grouped);
   return grouped;
 }
@@ -454,10 +455,10 @@ function groupChecks(checks: VisibilityCheck[]): GroupedChecks {
  * them, in one round trip.
  */
 export async function drain(db: Queryable, checks: VisibilityCheck[]): Promise<Drained> {
-  const { rels, groups } = groupChecks(checks);
+  const { rels, ends, bytes } = groupChecks(checks);
   const { rows } = await db.query<DrainRow>(
-    'select id, ord, rel, kind, record, old, at, sender, checked from realtime.drain($1, $2::oid[], $3::text[])',
-    [DRAIN_LIMIT, rels, groups],
+    'select id, ord, rel, kind, record, old, at, sender, checked from realtime.drain($1, $2::oid[], $3::int[], $4::bytea)',
+    [DRAIN_LIMIT, rels, ends, bytes],
   );
   return readDrained(rows);
 }
@@ -468,10 +469,10 @@ export async function drain(db: Queryable, checks: VisibilityCheck[]): Promise<D
  */
 export async function checkChanges(db: Queryable, changes: Change[], checks: VisibilityCheck[], checked: ReadonlySet<number>): Promise<Drained> {
   const sent = changes.map((c) => (checked.has(c.rel) ? `{"rel":${c.rel},"kind":"${c.kind}","record":${c.record ?? 'null'},"old":${c.old ?? 'null'}}` : '{}'));
-  const { rels, groups } = groupChecks(checks);
+  const { rels, ends, bytes } = groupChecks(checks);
   const { rows } = await db.query<DrainRow>(
-    'select null as id, ord, null as rel, kind, null as record, null as old, null as at, null as sender, checked from realtime.check_changes($1::jsonb, $2::oid[], $3::text[])',
-    [`[${sent.join(',')}]`, rels, groups],
+    'select null as id, ord, null as rel, kind, null as record, null as old, null as at, null as sender, checked from realtime.check_changes($1::jsonb, $2::oid[], $3::int[], $4::bytea)',
+    [`[${sent.join(',')}]`, rels, ends, bytes],
   );
   return { ...readDrained(rows), changes };
 }
