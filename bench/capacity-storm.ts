@@ -109,8 +109,10 @@ export async function runStorm(players: number, layout: Shape, arrivalSeconds: n
     const sorted = [...inAt].sort((a, b) => a - b);
     const at = (p: number) => sorted[Math.min(sorted.length - 1, Math.floor(p * players))] ?? NaN;
     const refusals = Object.fromEntries(fleet.figures.refusals);
-    const authorizations = (samples: Scrape) => samples.get('tessera_realtime_join_authorizations_total{answered_by="database"}') ?? 0;
-    const transactions = (samples: Scrape) => [...samples].reduce((sum, [key, value]) => sum + (key.startsWith('tessera_realtime_read_check_transactions_total{') ? value : 0), 0);
+    // Each series carries the node's label too: summed over the series of a name whose labels include `label`.
+    const sum = (samples: Scrape, name: string, label = '') => [...samples].reduce((total, [key, value]) => total + (key.startsWith(`${name}{`) && key.includes(label) ? value : 0), 0);
+    const authorizations = (samples: Scrape) => sum(samples, 'tessera_realtime_join_authorizations_total', 'answered_by="database"');
+    const transactions = (samples: Scrape) => sum(samples, 'tessera_realtime_read_check_transactions_total');
     return {
       players,
       layout,
