@@ -12,7 +12,7 @@ import { Fleet, loopbackAddress } from '../test/support/load/fleet.js';
 import { createBotKeys, signInBot } from '../test/support/load/sign-in.js';
 import { sleep } from '../test/support/wait.js';
 import { placement, type Shape } from './capacity-steps.js';
-import { pinnedServer, scrape, serverCpu } from './capacity-support.js';
+import { pinnedServer, scrape, serverCpu, type Scrape } from './capacity-support.js';
 import { seedPresence } from './seed.js';
 import { round } from './stats.js';
 
@@ -33,7 +33,9 @@ export interface StormFigures {
   refused: number;
   refusals: Record<string, number>;
   server_cpu_cores: number;
+  /** Read checks of private channels the database answered, and the transactions they took (a caller's checks of the moment run as one). */
   join_authorizations: number;
+  join_transactions: number;
   disconnects: number;
   /** Handshakes the kernel dropped for a full accept queue meanwhile, on every listener of the machine (TcpExt ListenOverflows). */
   listen_overflows: number;
@@ -107,7 +109,10 @@ export async function runStorm(players: number, layout: Shape, arrivalSeconds: n
     const sorted = [...inAt].sort((a, b) => a - b);
     const at = (p: number) => sorted[Math.min(sorted.length - 1, Math.floor(p * players))] ?? NaN;
     const refusals = Object.fromEntries(fleet.figures.refusals);
-    const authorizations = (samples: Map<string, number>) => [...samples].reduce((sum, [key, value]) => sum + (key.startsWith('tessera_realtime_join_authorizations_total{') && key.includes('answered_by="database"') ? value : 0), 0);
+    // Each series carries the node's label too: summed over the series of a name whose labels include `label`.
+    const sum = (samples: Scrape, name: string, label = '') => [...samples].reduce((total, [key, value]) => total + (key.startsWith(`${name}{`) && key.includes(label) ? value : 0), 0);
+    const authorizations = (samples: Scrape) => sum(samples, 'tessera_realtime_join_authorizations_total', 'answered_by="database"');
+    const transactions = (samples: Scrape) => sum(samples, 'tessera_realtime_read_check_transactions_total');
     return {
       players,
       layout,
@@ -121,6 +126,7 @@ export async function runStorm(players: number, layout: Shape, arrivalSeconds: n
       refusals,
       server_cpu_cores: round((cpuAfter.all - cpuBefore.all) / elapsed, 2),
       join_authorizations: authorizations(metricsAfter) - authorizations(metricsBefore),
+      join_transactions: transactions(metricsAfter) - transactions(metricsBefore),
       disconnects: fleet.figures.disconnects,
       listen_overflows: listenOverflows() - overflowsBefore,
     };

@@ -103,6 +103,17 @@ export const joinAuthorizations = new Counter({
 for (const answeredBy of ['database', 'catalogue']) joinAuthorizations.inc({ answered_by: answeredBy }, 0);
 
 /**
+ * Authorisation transactions the read checks of private channels ran (server/realtime/read-checks.ts):
+ * `batch`, one for the checks of one caller gathered together (one or more); `alone`, one check
+ * run again by itself after a statement of its batch failed.
+ */
+export const readCheckTransactions = new Counter({
+  name: 'tessera_realtime_read_check_transactions_total', help: 'Authorisation transactions of read checks: a batch of one caller\'s checks, or one check run again alone',
+  labelNames: ['run'], registers: [registry],
+});
+for (const run of ['batch', 'alone']) readCheckTransactions.inc({ run }, 0);
+
+/**
  * Row changes the change capture did not hand to postgres_changes because their statement changed
  * more than MAX_CHANGES_PER_STATEMENT rows of one table (server/realtime/limits.ts).
  */

@@ -65,6 +65,9 @@ async function roleTimeouts(pool: pg.Pool): Promise<Map<string, string>> {
   return new Map(rows.map((row) => [row.role, row.value]));
 }
 
+/** Statements in the text a {@link claimsBeginner} writes: `begin`, then one select of the settings. */
+const BEGIN_STATEMENTS = 2;
+
 /**
  * A writer of the statement text that opens a transaction under claims and sets role, claims and
  * the role's time budget, each local to the transaction (set_config(…, true) is SET LOCAL), so
@@ -121,13 +124,24 @@ function transaction<T>(pool: pg.Pool, begin: string, fn: (tx: Queryable) => Pro
 
 /**
  * `sql` in one round trip: the transaction is opened with `begin`, `sql` (statements without
- * parameters) run and the transaction ended with `end`, all in one script. Resolves to the
- * result of the last statement of `sql`.
+ * parameters) run and the transaction committed, all in one script. Resolves to the result of
+ * the last statement of `sql`.
  */
-function oneTrip<Row>(pool: pg.Pool, begin: string, sql: string, end: 'commit' | 'rollback'): Promise<QueryResult<Row>> {
+function oneTrip<Row>(pool: pg.Pool, begin: string, sql: string): Promise<QueryResult<Row>> {
   return onConnection(pool, async (client) => {
-    const results = (await client.query(`${begin}; ${sql}; ${end}`)) as unknown as pg.QueryResult[];
+    const results = (await client.query(`${begin}; ${sql}; commit`)) as unknown as pg.QueryResult[];
     return resultOf<Row>(results[results.length - 2]!);
+  });
+}
+
+/**
+ * `sql` in one round trip in a transaction opened with `begin` (a {@link claimsBeginner}'s text),
+ * then rolled back, all in one script. Resolves to the result of each statement of `sql`.
+ */
+function checkTrip<Row>(pool: pg.Pool, begin: string, sql: string): Promise<QueryResult<Row>[]> {
+  return onConnection(pool, async (client) => {
+    const results = (await client.query(`${begin}; ${sql}; rollback`)) as unknown as pg.QueryResult[];
+    return results.slice(BEGIN_STATEMENTS, -1).map((result) => resultOf<Row>(result));
   });
 }
 
@@ -191,10 +205,10 @@ export function openPool(config: pg.PoolConfig, size: number, onError: (error: E
     poolStats: () => ({ active: pool.totalCount - pool.idleCount, idle: pool.idleCount, waiting: pool.waitingCount }),
     transaction: (fn) => transaction(pool, 'begin', fn),
     withClaims: async (claims: Claims, fn) => transaction(pool, await beginWithClaims(claims), fn),
-    checkWithClaims: async <Row,>(claims: Claims, sql: string) => oneTrip<Row>(checks, await beginWithClaims(claims), sql, 'rollback'),
+    checkWithClaims: async <Row,>(claims: Claims, sql: string) => checkTrip<Row>(checks, await beginWithClaims(claims), sql),
     runWithClaims: async <Row,>(claims: Claims, sql: string, decide?: (result: QueryResult<Row>) => void) => {
       const begin = await beginWithClaims(claims);
-      return decide ? decidedTrip(pool, begin, sql, decide) : oneTrip<Row>(pool, begin, sql, 'commit');
+      return decide ? decidedTrip(pool, begin, sql, decide) : oneTrip<Row>(pool, begin, sql);
     },
     tryLock: (name) => locks.tryLock(name),
     listen: (channel, onPayload) => listeners.listen(channel, onPayload),

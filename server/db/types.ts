@@ -49,11 +49,11 @@ export interface Database extends Queryable {
   /**
    * Runs `sql` (statements without parameters: values are inlined as literals) in one round
    * trip, in a transaction under the caller's role, claims and budget as {@link withClaims}
-   * opens it, then rolls everything back. Resolves to the result of the last statement; rejects
-   * with the first statement's error, if any (the rest are not run). For checks that only ask
-   * what the database would say, such as the policies of realtime.messages.
+   * opens it, then rolls everything back. Resolves to the result of each statement of `sql`, in
+   * order; rejects with the first statement's error, if any (the rest are not run). For checks
+   * that only ask what the database would say, such as the policies of realtime.messages.
    */
-  checkWithClaims<Row = Record<string, unknown>>(claims: Claims, sql: string): Promise<QueryResult<Row>>;
+  checkWithClaims<Row = Record<string, unknown>>(claims: Claims, sql: string): Promise<QueryResult<Row>[]>;
   /**
    * Runs `sql` (one statement without parameters: values are inlined as literals) in a
    * transaction under the caller's role, claims and budget as {@link withClaims} opens it, and

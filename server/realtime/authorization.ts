@@ -56,26 +56,38 @@ const literal = (value: string) => pg.escapeLiteral(value);
 /** The select-list expression naming the sender: the application's SQL (see ChannelPolicy.senderSql), or a null. */
 const senderColumn = (senderSql: string | null) => `${senderSql ?? 'null::text'} as sender`;
 
+/** One topic's statements of a read check: `realtime.topic` set, then its two rows read back (and the sender, when asked). */
+function readBack(topic: string, ids: [string, string], sender: string): string {
+  return `select set_config('realtime.topic', ${literal(topic)}, true);
+     select exists (select from realtime.messages where id = ${ids[0]}) as broadcast,
+            exists (select from realtime.messages where id = ${ids[1]}) as presence${sender}`;
+}
+
 /**
- * Evaluates the SELECT policies of `realtime.messages` for `topic` (without the `realtime:`
- * prefix) under the caller's role and claims, as hosted Realtime Authorization does on join: a
- * broadcast and a presence row of the topic are written as the owner, then read back as the
- * caller with `realtime.topic` set; each row the caller sees grants reading that extension. The
- * caller is named with `senderSql` in the same query. One transaction in one round trip, rolled back.
+ * Evaluates the SELECT policies of `realtime.messages` for each of `topics` (without the
+ * `realtime:` prefix) under the caller's role and claims, as hosted Realtime Authorization does
+ * on join: a broadcast and a presence row of each topic are written as the owner, then, topic by
+ * topic, read back as the caller with `realtime.topic` set to that topic; each row the caller
+ * sees grants reading that extension. The caller is named with `senderSql` once, at the first
+ * topic (it depends on the claims alone, as in {@link authorizeSends}). One transaction in one
+ * round trip, rolled back; it fails as a whole when a statement fails. Resolves to the verdict
+ * of each topic, in order.
  */
-export async function authorizeRead(db: Database, claims: Claims, topic: string, senderSql: string | null): Promise<ReadVerdict> {
-  const [broadcast, presence] = [literal(randomUUID()), literal(randomUUID())];
-  const { rows } = await db.checkWithClaims<ReadVerdict>(
+export async function authorizeReads(db: Database, claims: Claims, topics: readonly string[], senderSql: string | null): Promise<ReadVerdict[]> {
+  const ids = topics.map((): [string, string] => [literal(randomUUID()), literal(randomUUID())]);
+  const rows = topics.map((topic, i) => `(${ids[i]![0]}, ${literal(topic)}, 'broadcast', true), (${ids[i]![1]}, ${literal(topic)}, 'presence', true)`);
+  const reads = topics.map((topic, i) => readBack(topic, ids[i]!, i === 0 ? `, ${senderColumn(senderSql)}` : ''));
+  const results = await db.checkWithClaims<ReadVerdict>(
     claims,
     `select set_config('role', 'none', true);
-     insert into realtime.messages (id, topic, extension, private)
-       values (${broadcast}, ${literal(topic)}, 'broadcast', true), (${presence}, ${literal(topic)}, 'presence', true);
-     select set_config('role', ${literal(claims.role)}, true), set_config('realtime.topic', ${literal(topic)}, true);
-     select exists (select from realtime.messages where id = ${broadcast}) as broadcast,
-            exists (select from realtime.messages where id = ${presence}) as presence,
-            ${senderColumn(senderSql)}`,
+     insert into realtime.messages (id, topic, extension, private) values ${rows.join(', ')};
+     select set_config('role', ${literal(claims.role)}, true);
+     ${reads.join(';\n')}`,
   );
-  return rows[0]!;
+  // Each topic's read-back is the second of its two statements, which end the script.
+  const verdicts = results.slice(-2 * topics.length).filter((_, i) => i % 2 === 1).map((result) => result.rows[0]!);
+  const sender = verdicts[0]?.sender ?? null;
+  return verdicts.map(({ broadcast, presence }) => ({ broadcast, presence, sender }));
 }
 
 /** Whether the caller's insert of a message of `extension` on `topic` is refused for lack of privilege (42501). */

@@ -1,5 +1,6 @@
 import type { Claims } from '../db/index.js';
 import type { ReadVerdict, WriteExtension } from './authorization.js';
+import { JoinError } from './bindings.js';
 import type { Access } from './catalog.js';
 import type { Channel, WriteVerdict } from './channel.js';
 import type { Hub } from './hub.js';
@@ -17,11 +18,16 @@ export async function accessFor(hub: Hub, channel: Pick<Channel, 'bindings' | 'c
   return access;
 }
 
-/** The read policies' verdict on `name` (a topic without `realtime:`) for a socket of `address`; nothing granted when the check failed (logged). */
-export async function readVerdict(hub: Hub, claims: Claims, name: string, address: string): Promise<ReadVerdict> {
+/**
+ * The read policies' verdict on `name` (a topic without `realtime:`) for a socket of `address`;
+ * nothing granted when the check failed (logged). Past `deadline` (see Hub.authorizeRead) the
+ * {@link JoinError} refusing it is thrown.
+ */
+export async function readVerdict(hub: Hub, claims: Claims, name: string, address: string, deadline?: number): Promise<ReadVerdict> {
   try {
-    return await hub.authorizeRead(claims, name, address);
+    return await hub.authorizeRead(claims, name, address, deadline);
   } catch (error) {
+    if (error instanceof JoinError) throw error;
     hub.log(`realtime: read policies of ${name} failed: ${(error as Error).message}`);
     return { broadcast: false, presence: false, sender: null };
   }

@@ -3,7 +3,8 @@ import type { Conn } from './channel.js';
 import { updateToken } from './channel-rights.js';
 import { errorMessage } from './guard.js';
 import type { Hub } from './hub.js';
-import { join } from './join.js';
+import { join, noJoinsUnderWay } from './join.js';
+import type { JoinsUnderWay } from './join.js';
 import { MAX_NAME_BYTES, TOO_MANY_MESSAGES } from './limits.js';
 import { close, leave } from './membership.js';
 import { MalformedFrame, decodeBinary, decodeText } from './protocol.js';
@@ -11,12 +12,21 @@ import type { BroadcastPush, Message } from './protocol.js';
 import { broadcast, presence, textBroadcast } from './pushes.js';
 import { reply, send } from './replies.js';
 
-/** One served socket: its connection, the hub, the chain its frames are handled on in order, and whether it is shedding. */
+/**
+ * One served socket: its connection, the hub, the chain its frames are handled on in order, the
+ * lanes of topics with a join under way, its joins under way, and whether it is shedding.
+ */
 interface Served {
   conn: Conn;
   hub: Hub;
-  /** Every frame (and session end, and the close) is handled after the one before it. */
+  /** Every frame (and session end, and the close) is read after the one before it, and handled then unless it goes to a lane. */
   chain: Promise<void>;
+  /**
+   * Per topic with a join under way, the end of its lane: a join, and the topic's frames read
+   * after it, are handled there in order, while the chain goes on with other topics' frames.
+   */
+  lanes: Map<string, Promise<void>>;
+  joins: JoinsUnderWay;
   /** Set once the socket spent its message budget; cleared when the budget refills. */
   shedding: boolean;
 }
@@ -47,7 +57,7 @@ async function handle(served: Served, frame: Frame): Promise<void> {
   const { conn, hub } = served;
   const { msg, fromBinary } = frame;
   if (msg.topic === 'phoenix') return heartbeat(conn, msg);
-  if (msg.event === 'phx_join') return join(hub, conn, msg, frame.arrived);
+  if (msg.event === 'phx_join') return join(hub, conn, msg, frame.arrived, served.joins);
   const channel = conn.channels.get(msg.topic);
   if (!frame.paid && !conn.messages.take()) {
     served.shedding = true;
@@ -85,7 +95,7 @@ function decode(conn: Conn, data: Buffer, isBinary: boolean): { msg: Message; fr
 
 /** Decodes and handles one frame that reached the socket at `arrived` (performance.now()). */
 async function receive(served: Served, data: Buffer, isBinary: boolean, arrived: number): Promise<void> {
-  const { conn, hub } = served;
+  const { conn } = served;
   // Past its budget a socket's frames are dropped unread until the budget refills, so a flood
   // costs no decoding.
   let paid = false;
@@ -103,8 +113,19 @@ async function receive(served: Served, data: Buffer, isBinary: boolean, arrived:
     return;
   }
   const { msg } = decoded;
+  const frame: Frame = { ...decoded, size: data.length, paid, arrived };
+  const run = () => handleAnswering(served, frame);
+  // A join does not hold up the socket's other topics; its topic's later frames wait for it.
+  if (msg.topic !== 'phoenix' && (msg.event === 'phx_join' || served.lanes.has(msg.topic))) onLane(served, msg.topic, run);
+  else await run();
+}
+
+/** Handles a frame; a failure is answered with an error reply naming a refusal's reason, or `internal error` (logged). */
+async function handleAnswering(served: Served, frame: Frame): Promise<void> {
+  const { conn, hub } = served;
+  const { msg } = frame;
   try {
-    await handle(served, { ...decoded, size: data.length, paid, arrived });
+    await handle(served, frame);
   } catch (error) {
     const reason = error instanceof JoinError || error instanceof MalformedFrame ? error.message : 'internal error';
     if (reason === 'internal error') hub.log(`realtime: ${msg.event} on ${msg.topic.slice(0, MAX_NAME_BYTES)} failed: ${errorMessage(error)}`);
@@ -112,18 +133,50 @@ async function receive(served: Served, data: Buffer, isBinary: boolean, arrived:
   }
 }
 
+/** Logs a failure of `what` on the socket's chain or a lane. */
+const logFailure = (served: Served, what: string) => (error: unknown) => served.hub.log(`realtime: ${what}${errorMessage(error)}`);
+
 /** Queues `work` on the socket's chain, logging (as `what`) a failure instead of breaking the chain. */
 function queue(served: Served, what: string, work: () => void | Promise<void>): void {
-  served.chain = served.chain.then(work).catch((error: unknown) => served.hub.log(`realtime: ${what}${errorMessage(error)}`));
+  served.chain = served.chain.then(work).catch(logFailure(served, what));
 }
 
-/** Serves one WebSocket: decodes frames in order and runs the Phoenix channel protocol over them. */
+/**
+ * Queues `work` on the lane of `topic`, or starts it at once on a new lane when the topic has
+ * none (so joins read the socket's bounds in the order they came); the lane is closed once its
+ * last work is done.
+ */
+function onLane(served: Served, topic: string, work: () => Promise<void>): void {
+  const previous = served.lanes.get(topic);
+  const tail = (previous ? previous.then(work) : work()).catch(logFailure(served, ''));
+  served.lanes.set(topic, tail);
+  void tail.then(() => {
+    if (served.lanes.get(topic) === tail) served.lanes.delete(topic);
+  });
+}
+
+/**
+ * Queues `work` on the socket's chain, to run once the lanes open by then are done too (their
+ * joins in), without holding the chain for them; a failure is logged as `what`.
+ */
+function queueAfterLanes(served: Served, what: string, work: () => void): void {
+  queue(served, what, () => {
+    const open = [...served.lanes.values()];
+    if (open.length === 0) return work();
+    void Promise.all(open).then(work).catch(logFailure(served, what));
+  });
+}
+
+/**
+ * Serves one WebSocket: decodes frames in order and runs the Phoenix channel protocol over them,
+ * a topic's frames in order, and joins alongside the other topics' frames.
+ */
 export function serveConnection(conn: Conn, hub: Hub): void {
-  const served: Served = { conn, hub, chain: Promise.resolve(), shedding: false };
-  // Queued behind frames being handled, so a join that verified its token just before the
+  const served: Served = { conn, hub, chain: Promise.resolve(), lanes: new Map(), joins: noJoinsUnderWay(), shedding: false };
+  // Queued behind frames and joins under way, so a join that verified its token just before the
   // session ended is closed too.
   const endSession = (sessionId: string) =>
-    queue(served, "ending a session's channels failed: ", () => {
+    queueAfterLanes(served, "ending a session's channels failed: ", () => {
       for (const channel of [...conn.channels.values()]) {
         if (channel.claims.session_id === sessionId) close(hub, channel, 'Token has been revoked');
       }
@@ -135,7 +188,7 @@ export function serveConnection(conn: Conn, hub: Hub): void {
   });
   conn.ws.on('close', () => {
     hub.sessionEnders.delete(endSession);
-    queue(served, 'leaving the channels of a closed socket failed: ', () => {
+    queueAfterLanes(served, 'leaving the channels of a closed socket failed: ', () => {
       for (const channel of [...conn.channels.values()]) leave(hub, channel);
     });
   });

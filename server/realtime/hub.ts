@@ -25,9 +25,12 @@ export interface Hub {
   /**
    * Read policies of realtime.messages for `topic` (without `realtime:`), asked for a socket of
    * `address`: nothing granted without asking the database when no read policy can grant the
-   * role anything; otherwise one transaction, waiting its turn among the address's checks.
+   * role anything; otherwise in one transaction with the caller's other checks of the moment
+   * (read-checks.ts), waiting its turn among the address's checks, and refused unchecked with
+   * JOIN_WAITED_TOO_LONG (a JoinError) if that turn comes after `deadline` (performance.now();
+   * never when none is given).
    */
-  authorizeRead(claims: Claims, topic: string, address: string): Promise<ReadVerdict>;
+  authorizeRead(claims: Claims, topic: string, address: string, deadline?: number): Promise<ReadVerdict>;
   /** Write policies of realtime.messages for a message of `extension` on `topic`, asked for a socket of `address` (its turn as above). */
   authorizeWrite(claims: Claims, topic: string, extension: WriteExtension, address: string): Promise<boolean>;
   /** The stored messages of `topic` (without `realtime:`) a join replays: since `since` (ms epoch), at most `limit`, oldest first. */

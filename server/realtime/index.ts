@@ -5,7 +5,7 @@ import { createSharedCounts } from '../cluster/shared-counts.js';
 import { shareRates } from '../cluster/shared-rates.js';
 import { soloBus } from '../cluster/bus.js';
 import type { Claims, Database } from '../db/index.js';
-import { authorizeRead, authorizeSends, authorizeWrite } from './authorization.js';
+import { authorizeReads, authorizeSends, authorizeWrite } from './authorization.js';
 import type { ReadVerdict } from './authorization.js';
 import { createBroadcastBatches } from './batches.js';
 import type { BroadcastBatches } from './batches.js';
@@ -39,6 +39,7 @@ import { loadReadPolicies } from './read-policies.js';
 import { createRelay } from './relay.js';
 import type { Relay } from './relay.js';
 import type { ReadPolicyCatalogue } from './read-policies.js';
+import { batchedReadChecks } from './read-checks.js';
 import { KeyedSlots } from './slots.js';
 import { acceptSockets } from './sockets.js';
 import type { SocketEndpoint } from './sockets.js';
@@ -138,22 +139,21 @@ const NOTHING_READ: ReadVerdict = { broadcast: false, presence: false, sender: n
 /**
  * The hub's policy checks. A read check under a role the read policies grant nothing is refused
  * from the catalogue, once a re-read under way is done (so a policy just created counts), without
- * a transaction; every other check is one transaction, run within its address's places and the
- * server's (MAX_AUTHORIZATIONS_PER_ADDRESS, MAX_AUTHORIZATIONS_IN_FLIGHT).
+ * a transaction; the other read checks of one caller run in batches (read-checks.ts), one
+ * transaction a batch; a write check is one transaction. Each transaction runs within its
+ * address's places and the server's (MAX_AUTHORIZATIONS_PER_ADDRESS, MAX_AUTHORIZATIONS_IN_FLIGHT).
  */
 function policyChecks(db: Database, senderSql: string | null, readPolicies: ReadPolicyCatalogue): Pick<Hub, 'authorizeRead' | 'authorizeWrite'> {
   const slots = new KeyedSlots(MAX_AUTHORIZATIONS_PER_ADDRESS, MAX_AUTHORIZATIONS_IN_FLIGHT);
+  const readCheck = batchedReadChecks(slots, (claims, topics) => authorizeReads(db, claims, topics, senderSql));
   return {
-    async authorizeRead(claims, topic, address) {
+    async authorizeRead(claims, topic, address, deadline = Infinity) {
       await readPolicies.settled();
       if (readPolicies.grantsNothing(claims.role)) {
         joinAuthorizations.inc({ answered_by: 'catalogue' });
         return NOTHING_READ;
       }
-      return slots.run(address, () => {
-        joinAuthorizations.inc({ answered_by: 'database' });
-        return authorizeRead(db, claims, topic, senderSql);
-      });
+      return readCheck(claims, topic, address, deadline);
     },
     authorizeWrite: (claims, topic, extension, address) => slots.run(address, () => authorizeWrite(db, claims, topic, extension)),
   };

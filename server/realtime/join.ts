@@ -118,16 +118,17 @@ function heldBindings(conn: Conn): number {
 /**
  * The socket's own bounds on a join, checked in this order before anything else: its wait, the
  * joins-per-second budget, the topic's length, then (after leaving the channel the join
- * replaces) the channels and bindings a socket may hold and the presence key's length.
+ * replaces) the channels a socket may hold (its joined channels and its `underWay` joins), the
+ * bindings of one join and the presence key's length.
  */
-function readRequest(hub: Hub, conn: Conn, msg: Message, arrived: number): JoinRequest {
+function readRequest(hub: Hub, conn: Conn, msg: Message, arrived: number, underWay: number): JoinRequest {
   refuseIfStale(arrived);
   if (!conn.joins.take()) refuse(TOO_MANY_JOINS);
   // Within MAX_NAME_BYTES every message of the channel (binary broadcasts and batches) can be encoded.
   if (!fitsBytes(msg.topic, MAX_NAME_BYTES)) refuse(TOPIC_TOO_LONG);
   const previous = conn.channels.get(msg.topic);
   if (previous) leave(hub, previous);
-  if (conn.channels.size >= MAX_CHANNELS_PER_SOCKET) refuse(TOO_MANY_CHANNELS);
+  if (conn.channels.size + underWay >= MAX_CHANNELS_PER_SOCKET) refuse(TOO_MANY_CHANNELS);
   const payload = asRecord(msg.payload);
   if (requestedBindings(payload) > MAX_BINDINGS_PER_JOIN) refuse(TOO_MANY_BINDINGS_PER_JOIN);
   const config = asRecord(payload.config);
@@ -166,7 +167,7 @@ async function authorize(hub: Hub, conn: Conn, request: JoinRequest, claims: Cla
     return { reads: { broadcast: true, presence: true }, sender: null };
   }
   refuseIfStale(request.arrived);
-  const verdict = await readVerdict(hub, claims, request.name, conn.address);
+  const verdict = await readVerdict(hub, claims, request.name, conn.address, request.arrived + JOIN_WAIT_MS);
   // As on hosted, presence read counts for the join only when the join asks for presence.
   if (!verdict.broadcast && !(request.presenceEnabled && verdict.presence)) refuse(readRefused(request.name));
   return { reads: { broadcast: verdict.broadcast, presence: verdict.presence }, sender: verdict.sender };
@@ -249,22 +250,55 @@ function welcome(hub: Hub, channel: Channel, request: JoinRequest, replayed: Bro
   else system(channel, 'postgres_changes', 'ok', 'Subscribed to PostgreSQL');
 }
 
-/**
- * A `phx_join` that reached the socket at `arrived` (performance.now()): the socket's bounds,
- * the token, authorisation, replay and bindings in turn, then the channel joins its topic and is
- * welcomed. A refusal at any step throws a {@link JoinError} naming the reason, which the join's
- * error reply carries.
- */
-export async function join(hub: Hub, conn: Conn, msg: Message, arrived: number): Promise<void> {
-  const request = readRequest(hub, conn, msg, arrived);
+/** A socket's joins under way: how many, and the end of the last one's turn (joins finish in the order they came). */
+export interface JoinsUnderWay {
+  count: number;
+  last: Promise<void>;
+}
+
+/** A socket's joins before its first: none under way. */
+export function noJoinsUnderWay(): JoinsUnderWay {
+  return { count: 0, last: Promise.resolve() };
+}
+
+/** Who the join's token names, and what the read policies grant it. */
+async function admit(hub: Hub, conn: Conn, request: JoinRequest): Promise<{ claims: Claims; grant: Grant }> {
   const claims = await authenticate(hub, request);
-  const grant = await authorize(hub, conn, request, claims);
+  return { claims, grant: await authorize(hub, conn, request, claims) };
+}
+
+/** The rest of an admitted join, in its turn: replay and bindings, then the channel joins its topic and is welcomed. */
+async function finish(hub: Hub, conn: Conn, request: JoinRequest, admitted: Promise<{ claims: Claims; grant: Grant }>): Promise<void> {
+  const { claims, grant } = await admitted;
   const replayed = await readReplay(hub, request, grant);
-  const bound = await bind(hub, conn, msg);
+  const bound = await bind(hub, conn, request.msg);
   const channel = openChannel(conn, request, claims, grant, replayed, bound);
   channel.access = await accessFor(hub, channel);
   // Its tables are captured before it joins, so no change committed after the reply is missed.
   if (channel.bindings.length > 0) await hub.dispatcher.capture(channel);
   enter(hub, channel);
   welcome(hub, channel, request, replayed, bound);
+}
+
+/**
+ * A `phx_join` that reached the socket at `arrived` (performance.now()): the socket's bounds at
+ * once, then the token and authorisation, which run alongside the socket's other joins (so a
+ * player's joins of the moment are checked together, read-checks.ts); then, in the order the
+ * joins came (`underWay`), replay and bindings, and the channel joins its topic and is welcomed.
+ * A refusal at any step throws a {@link JoinError} naming the reason, which the join's error
+ * reply carries.
+ */
+export async function join(hub: Hub, conn: Conn, msg: Message, arrived: number, underWay: JoinsUnderWay): Promise<void> {
+  const request = readRequest(hub, conn, msg, arrived, underWay.count);
+  const admitted = admit(hub, conn, request);
+  // Its refusal is read in its turn; until then it is not an unhandled rejection.
+  admitted.catch(() => undefined);
+  const turn = underWay.last.then(() => finish(hub, conn, request, admitted));
+  underWay.last = turn.catch(() => undefined);
+  underWay.count++;
+  try {
+    await turn;
+  } finally {
+    underWay.count--;
+  }
 }

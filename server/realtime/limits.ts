@@ -49,6 +49,14 @@ export const MAX_AUTHORIZATIONS_PER_ADDRESS = 1;
  */
 export const MAX_AUTHORIZATIONS_IN_FLIGHT = 4;
 /**
+ * Read checks of one caller (the same claims from the same address) run together in one
+ * authorisation transaction (server/realtime/read-checks.ts): a player entering the world joins
+ * about 13 private channels at once (its 9 pose regions, its block regions), answered in one
+ * transaction. Bounds the statements of one transaction (2 per check) and so how long a batch
+ * holds its connection and its address's place; a further check starts another batch.
+ */
+export const MAX_READ_CHECKS_PER_BATCH = 16;
+/**
  * The catalogue of roles the read policies grant nothing (read-policies.ts) is re-read after
  * every schema change, and at the first join once it is this old: a role's membership or
  * BYPASSRLS changes fire no event trigger.

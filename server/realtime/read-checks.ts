@@ -1,0 +1,107 @@
+import type { Claims } from '../db/index.js';
+import { joinAuthorizations, readCheckTransactions } from '../metrics.js';
+import type { ReadVerdict } from './authorization.js';
+import { JoinError } from './bindings.js';
+import { JOIN_WAITED_TOO_LONG, MAX_READ_CHECKS_PER_BATCH } from './limits.js';
+import type { KeyedSlots } from './slots.js';
+
+/** Runs the read checks of `topics` for `claims` in one transaction; resolves to their verdicts, in order. */
+export type RunReadChecks = (claims: Claims, topics: readonly string[]) => Promise<ReadVerdict[]>;
+
+/**
+ * Asks the read policies about `topic` (without `realtime:`) for `claims`, on behalf of a socket
+ * of `address`, unless its transaction would start after `deadline` (performance.now()): then it
+ * is refused with JOIN_WAITED_TOO_LONG (a {@link JoinError}) unchecked.
+ */
+export type ReadCheck = (claims: Claims, topic: string, address: string, deadline: number) => Promise<ReadVerdict>;
+
+/** One check waiting in a batch: its topic, until when it is wanted, and how its caller is answered. */
+interface Waiting {
+  topic: string;
+  deadline: number;
+  resolve(verdict: ReadVerdict): void;
+  reject(error: unknown): void;
+}
+
+/** The checks of one caller (the same claims, from the same address) run in one transaction. */
+interface Batch {
+  claims: Claims;
+  address: string;
+  checks: Waiting[];
+}
+
+/**
+ * Whether a failed batch is run again one check at a time: one of its statements failed (a policy
+ * raised for one topic), so the others may pass alone. A batch cancelled by its time budget, or
+ * whose connection or server went away, is not: each of its checks fails, nothing granted.
+ */
+function failedInAStatement(error: unknown): boolean {
+  const code = (error as { code?: unknown }).code;
+  return typeof code === 'string' && !/^(08|53|57|58)/.test(code);
+}
+
+/**
+ * Answers every check of `batch` with `run`'s verdicts (a check no longer wanted is refused
+ * unchecked); a failed batch as {@link failedInAStatement} says.
+ */
+async function settle(batch: Batch, run: RunReadChecks): Promise<void> {
+  const now = performance.now();
+  for (const check of batch.checks) if (check.deadline <= now) check.reject(new JoinError(JOIN_WAITED_TOO_LONG));
+  const checks = batch.checks.filter((check) => check.deadline > now);
+  if (checks.length === 0) return;
+  const { claims } = batch;
+  joinAuthorizations.inc({ answered_by: 'database' }, checks.length);
+  readCheckTransactions.inc({ run: 'batch' });
+  try {
+    const verdicts = await run(claims, checks.map((check) => check.topic));
+    checks.forEach((check, i) => check.resolve(verdicts[i]!));
+    return;
+  } catch (error) {
+    if (checks.length === 1 || !failedInAStatement(error)) {
+      for (const check of checks) check.reject(error);
+      return;
+    }
+  }
+  for (const check of checks) {
+    readCheckTransactions.inc({ run: 'alone' });
+    try {
+      check.resolve((await run(claims, [check.topic]))[0]!);
+    } catch (error) {
+      check.reject(error);
+    }
+  }
+}
+
+/**
+ * Read checks gathered per caller: the checks of the same claims from the same address that
+ * arrive in one turn of the event loop, or while that caller's batch waits for its place, run
+ * together in one transaction (at most MAX_READ_CHECKS_PER_BATCH; a full batch starts another).
+ * A batch takes one place of its address and one of the server's in `slots`, as one check did;
+ * its checks past their deadline by then are refused without asking the database.
+ * Each verdict is the one the check would get alone; a batch whose statement failed is run again
+ * one check at a time in the same places, so a check that fails alone fails, and only it.
+ */
+export function batchedReadChecks(slots: KeyedSlots, run: RunReadChecks): ReadCheck {
+  const gathering = new Map<string, Batch>();
+
+  function start(key: string, batch: Batch): void {
+    setImmediate(() => {
+      void slots.run(batch.address, () => {
+        if (gathering.get(key) === batch) gathering.delete(key);
+        return settle(batch, run);
+      });
+    });
+  }
+
+  return (claims, topic, address, deadline) =>
+    new Promise<ReadVerdict>((resolve, reject) => {
+      const key = `${address}\n${JSON.stringify(claims)}`;
+      let batch = gathering.get(key);
+      if (!batch) {
+        gathering.set(key, (batch = { claims, address, checks: [] }));
+        start(key, batch);
+      }
+      batch.checks.push({ topic, deadline, resolve, reject });
+      if (batch.checks.length >= MAX_READ_CHECKS_PER_BATCH) gathering.delete(key);
+    });
+}
