@@ -142,7 +142,8 @@ export function createDispatcher(db: Database, subscribed: SubscribedTables, dep
   const lane = createLane(tick, deps.onError);
   return {
     add(channel: Channel) {
-      planner.invalidate();
+      // A channel without postgres_changes bindings (broadcast and presence only) changes no plan.
+      if (channel.bindings.length > 0) planner.invalidate();
       for (const binding of channel.bindings) {
         let subs = byTable.get(binding.table.oid);
         if (!subs) byTable.set(binding.table.oid, (subs = new TableBindings()));
@@ -150,7 +151,7 @@ export function createDispatcher(db: Database, subscribed: SubscribedTables, dep
       }
     },
     remove(channel: Channel) {
-      planner.invalidate();
+      if (channel.bindings.length > 0) planner.invalidate();
       for (const binding of channel.bindings) {
         const subs = byTable.get(binding.table.oid);
         if (!subs?.all.has(binding)) continue;
@@ -164,8 +165,8 @@ export function createDispatcher(db: Database, subscribed: SubscribedTables, dep
       for (const oid of oids) subscribed.follow(oid);
       return subscribed.ready(oids);
     },
-    refresh() {
-      planner.invalidate();
+    refresh(channel: Channel) {
+      if (channel.bindings.length > 0) planner.invalidate();
     },
     wake: () => lane.wake(),
     idle: async () => {
