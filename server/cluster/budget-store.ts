@@ -39,13 +39,26 @@ export function budgetStore(bus: Bus, log: (message: string) => void): BudgetSto
   const command = bus.command;
   if (!command) return null;
   let down = false;
+  // The budgets' scripts are a few constants: each is sent whole once, then named by its SHA-1.
+  const digests = new Map<string, string>();
+  const evaluate = async (script: string, keys: string[], args: (string | number)[]) => {
+    let digest = digests.get(script);
+    if (!digest) digests.set(script, (digest = createHash('sha1').update(script).digest('hex')));
+    try {
+      return await command('EVALSHA', digest, keys.length, ...keys, ...args);
+    } catch (error) {
+      // A Redis restarted (or flushed) since forgets the script: it is sent whole again.
+      if (!(error as Error).message.startsWith('NOSCRIPT')) throw error;
+      return command('EVAL', script, keys.length, ...keys, ...args);
+    }
+  };
   return {
     node: bus.node,
     liveNodes: () => bus.liveNodes(),
     onReconnect: (listener) => bus.onReconnect(listener),
     async run(script, keys, args) {
       try {
-        const answer = await command('EVAL', script, keys.length, ...keys, ...args);
+        const answer = await evaluate(script, keys, args);
         if (down) log('budgets: Redis answers again; budgets are cluster-wide');
         down = false;
         return answer;

@@ -19,9 +19,11 @@ redis.call('HINCRBY', KEYS[#KEYS], ARGV[1], 1)
 redis.call('PEXPIRE', KEYS[#KEYS], ARGV[3])
 return total + 1`;
 
-/** Takes one from this node's count (KEYS[1]) of ARGV[1]. */
+/** Takes one from this node's count (KEYS[1]) of each of ARGV[1..] (a field once for each one given back). */
 const REMOVE = `
-if redis.call('HINCRBY', KEYS[1], ARGV[1], -1) <= 0 then redis.call('HDEL', KEYS[1], ARGV[1]) end
+for _, field in ipairs(ARGV) do
+  if redis.call('HINCRBY', KEYS[1], field, -1) <= 0 then redis.call('HDEL', KEYS[1], field) end
+end
 return 0`;
 
 /** Replaces this node's hash (KEYS[1]) with its counts (ARGV[2..]: field, count, ...), kept ARGV[1] ms. */
@@ -89,10 +91,20 @@ export function createSharedCounts(store: BudgetStore | null, name: string): Sha
     if (count > 0) counts.set(field, count);
     else counts.delete(field);
   };
+  // Places given back in one turn of the event loop go to Redis in one script; an add sends them
+  // first, so Redis never counts a place this node has already given back.
+  let givenBack: string[] = [];
+  const sendGivenBack = () => {
+    if (givenBack.length === 0) return;
+    void store.run(REMOVE, [own], givenBack);
+    givenBack = [];
+  };
   // Replaces made while an add was answered may hold its place: a refused add then takes it back.
   let replaces = 0;
   const replace = () => {
     replaces += 1;
+    // The hash is written as this node counts now: places given back and not yet sent are in it.
+    givenBack = [];
     void store.run(REPLACE, [own], [COUNTS_TTL_MS, ...[...counts].flat()]);
   };
   // At once too: a node restarted under the same name drops what its last life left.
@@ -104,6 +116,7 @@ export function createSharedCounts(store: BudgetStore | null, name: string): Sha
     clustered: true,
     async add(field, max) {
       if ((counts.get(field) ?? 0) >= max) return false;
+      sendGivenBack();
       change(field, 1);
       const replacesBefore = replaces;
       const total = await store.run(ADD_WITHIN, keys(), [field, max, COUNTS_TTL_MS]);
@@ -114,7 +127,8 @@ export function createSharedCounts(store: BudgetStore | null, name: string): Sha
     },
     remove(field) {
       change(field, -1);
-      void store.run(REMOVE, [own], [field]);
+      if (givenBack.length === 0) setImmediate(sendGivenBack);
+      givenBack.push(field);
     },
     stop: () => clearInterval(timer),
   };
