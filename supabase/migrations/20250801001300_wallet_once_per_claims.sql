@@ -11,8 +11,9 @@
 -- checks each subscriber's policies in turn) looks the wallet up again for each set of claims;
 -- a caller without a wallet is never kept, so a wallet linked later in the transaction is found.
 --
--- No request can write these settings: the REST API runs only the RPCs of the public schema and
--- set_config is not one of them.
+-- No request can write these settings: the REST API calls only functions of the schemas it
+-- exposes (public, unless PGRST_DB_SCHEMAS names others), and set_config lives in pg_catalog,
+-- which no deployment should expose.
 
 create or replace function public.wallet_address() returns text
 language plpgsql stable security definer set search_path = '' as $$
