@@ -153,6 +153,15 @@ async function stored(operator: pg.Client, acks: { blocks: string[]; chat: strin
 
 test.before(async (ctx) => {
   if (!installed) return;
+  // uvu reports a failed before hook only as tests not run: its error is told here.
+  await setUp(ctx).catch((error: unknown) => {
+    console.error(`node loss: setting up failed: ${(error as Error).stack ?? String(error)}`);
+    throw error;
+  });
+});
+
+/** Three nodes on one PostgreSQL and Redis behind nginx, and three players each on a node of its own. */
+async function setUp(ctx: Ctx): Promise<void> {
   // A PostgreSQL of the cluster's own, so that any node, the drainer included, may be killed.
   ctx.cluster = await startCluster(3, NODE_ENV, { atOnce: true });
   const plain = await freePort();
@@ -188,7 +197,7 @@ test.before(async (ctx) => {
     }
   }
   await waitFor(() => ctx.players.every((p) => p.session.onlinePlayers().length === 2), { timeout: 10_000, message: 'every player knows the two others' });
-});
+}
 
 test.after(async (ctx) => {
   ctx.stopActivity?.();
