@@ -5,28 +5,17 @@
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { isSpawnTile, isWaterTile, WORLD_SEED } from '../../components/terrain.js';
 import { landTileRightOfPlayer, tileInCanvas } from '../support/canvas-points.js';
-import { makeDataDir, removeDataDir, type TestServer } from '../support/server.js';
-import { freePort } from '../../server/db/cluster.js';
 import { CHROMIUM_ARGS, FAKE_MICROPHONE_ARGS, startE2EServer } from '../support/browser.js';
-import { twoPlayersInWorld, type PlayerInWorld } from '../support/enter-world.js';
+import { closeTwoPlayerWorld, openTwoPlayerWorld, type TwoPlayerWorld } from '../support/enter-world.js';
 import { createPageWallet, installTestWallet } from '../support/browser-wallet.js';
 
 /** Fake microphone, always allowed, and clips may play without a click. */
 const MEDIA_ARGS = [...FAKE_MICROPHONE_ARGS, '--use-fake-ui-for-media-stream', '--autoplay-policy=no-user-gesture-required'];
 
-interface World {
-  browser: Browser;
-  server: TestServer;
-  port: number;
-  dataDir: string;
-  alice: PlayerInWorld;
-  bob: PlayerInWorld;
-}
-
-const test = suite<World>('multiplayer');
+const test = suite<TwoPlayerWorld>('multiplayer');
 
 /**
  * Polls `check(arg)` in the page until it returns a truthy value. A function, not a string: the
@@ -55,20 +44,10 @@ async function clickTile(page: Page, tileX: number, tileY: number, button: 'left
 }
 
 test.before(async (world) => {
-  world.port = await freePort();
-  world.dataDir = await makeDataDir();
-  [world.browser, { server: world.server }] = await Promise.all([
-    chromium.launch({ executablePath: '/usr/bin/chromium', args: [...CHROMIUM_ARGS, ...MEDIA_ARGS] }),
-    startE2EServer(world.port, world.dataDir),
-  ]);
-  [world.alice, world.bob] = await twoPlayersInWorld(world.browser, `http://localhost:${world.port}`, ['Alice', 'Bob']);
+  await openTwoPlayerWorld(world, [...CHROMIUM_ARGS, ...MEDIA_ARGS]);
 });
 
-test.after(async (world) => {
-  await world.browser?.close();
-  await world.server?.stop();
-  if (world.dataDir) await removeDataDir(world.dataDir);
-});
+test.after(closeTwoPlayerWorld);
 
 test('each player sees the other, by name, and the online tick', async ({ alice, bob }) => {
   const seenByAlice = await until(alice.page, (id) => window.__tessera!.remotePlayers().find((p) => p.id === id)?.name, bob.wallet.address);

@@ -6,21 +6,14 @@
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { landTileRightOf, landTileRightOfPlayer, tileInCanvas } from '../support/canvas-points.js';
-import { connectAsOperator, makeDataDir, removeDataDir, type TestServer } from '../support/server.js';
-import { freePort } from '../../server/db/cluster.js';
+import { connectAsOperator } from '../support/server.js';
 import { CHROMIUM_ARGS, startE2EServer } from '../support/browser.js';
-import { twoPlayersInWorld, type PlayerInWorld } from '../support/enter-world.js';
+import { closeTwoPlayerWorld, openTwoPlayerWorld, type TwoPlayerWorld } from '../support/enter-world.js';
 import { waitFor } from '../support/wait.js';
 
-interface World {
-  browser: Browser;
-  server: TestServer;
-  port: number;
-  dataDir: string;
-  alice: PlayerInWorld;
-  bob: PlayerInWorld;
+interface World extends TwoPlayerWorld {
   /** Requests of Alice's page that failed without an answer, as 'METHOD path'. */
   failed: string[];
 }
@@ -41,22 +34,12 @@ async function clickTile(page: Page, tileX: number, tileY: number): Promise<void
 }
 
 test.before(async (world) => {
-  world.port = await freePort();
-  world.dataDir = await makeDataDir();
-  [world.browser, { server: world.server }] = await Promise.all([
-    chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS }),
-    startE2EServer(world.port, world.dataDir),
-  ]);
-  [world.alice, world.bob] = await twoPlayersInWorld(world.browser, `http://localhost:${world.port}`, ['Alice', 'Bob']);
+  await openTwoPlayerWorld(world, CHROMIUM_ARGS);
   world.failed = [];
   world.alice.page.on('requestfailed', (request) => world.failed.push(`${request.method()} ${new URL(request.url()).pathname}`));
 });
 
-test.after(async (world) => {
-  await world.browser?.close();
-  await world.server?.stop();
-  if (world.dataDir) await removeDataDir(world.dataDir);
-});
+test.after(closeTwoPlayerWorld);
 
 test('the server goes away: banner and cross, the block placed meanwhile is sent once back, the banner leaves by itself', async (world) => {
   const { alice, bob } = world;

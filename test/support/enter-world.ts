@@ -1,6 +1,9 @@
 /** Brings test players into the world, each in its own browser context. */
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { freePort } from '../../server/db/cluster.js';
+import { startE2EServer } from './browser.js';
 import { createPageWallet, installTestWallet, type PageWallet } from './browser-wallet.js';
+import { makeDataDir, removeDataDir, type TestServer } from './server.js';
 
 /** A player in the world: its wallet, browser context and page. */
 export interface PlayerInWorld {
@@ -42,4 +45,37 @@ export async function twoPlayersInWorld(browser: Browser, baseURL: string, names
   const first = await enterWorld(browser, baseURL, names[0]);
   const second = await enterWorld(browser, baseURL, names[1]);
   return [first, second];
+}
+
+/** Chromium, a server on a port and DATA_DIR of its own (so it can be restarted on both), and Alice and Bob in its world. */
+export interface TwoPlayerWorld {
+  browser: Browser;
+  server: TestServer;
+  port: number;
+  dataDir: string;
+  alice: PlayerInWorld;
+  bob: PlayerInWorld;
+}
+
+/**
+ * Fills `world` (a suite's context) with a {@link TwoPlayerWorld}: Chromium launched with `args`
+ * and the server started side by side, then Alice and Bob entered ({@link twoPlayersInWorld}).
+ * What was started is in `world` as soon as it is, so {@link closeTwoPlayerWorld} stops it
+ * even when a later step failed.
+ */
+export async function openTwoPlayerWorld(world: TwoPlayerWorld, args: string[]): Promise<void> {
+  world.port = await freePort();
+  world.dataDir = await makeDataDir();
+  [world.browser, { server: world.server }] = await Promise.all([
+    chromium.launch({ executablePath: '/usr/bin/chromium', args }),
+    startE2EServer(world.port, world.dataDir),
+  ]);
+  [world.alice, world.bob] = await twoPlayersInWorld(world.browser, `http://localhost:${world.port}`, ['Alice', 'Bob']);
+}
+
+/** Closes what {@link openTwoPlayerWorld} started, whatever part of it did. */
+export async function closeTwoPlayerWorld(world: Partial<TwoPlayerWorld>): Promise<void> {
+  await world.browser?.close();
+  await world.server?.stop();
+  if (world.dataDir) await removeDataDir(world.dataDir);
 }
