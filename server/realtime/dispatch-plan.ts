@@ -75,9 +75,12 @@ export class Planner {
 
   constructor(private readonly byTable: Map<number, TableBindings>) {}
 
-  /** A binding came, went or its channel's access changed: the next tick plans again. */
-  invalidate(): void {
-    this.planned = null;
+  /**
+   * `channel` came, went or its claims or access changed: the next tick plans again, unless it
+   * has no postgres_changes binding (a broadcast or presence channel changes no plan).
+   */
+  invalidate(channel: Pick<Channel, 'bindings'>): void {
+    if (channel.bindings.length > 0) this.planned = null;
   }
 
   /** The plan of the bindings present now: one visibility check per table and evaluation key. */

@@ -142,8 +142,7 @@ export function createDispatcher(db: Database, subscribed: SubscribedTables, dep
   const lane = createLane(tick, deps.onError);
   return {
     add(channel: Channel) {
-      // A channel without postgres_changes bindings (broadcast and presence only) changes no plan.
-      if (channel.bindings.length > 0) planner.invalidate();
+      planner.invalidate(channel);
       for (const binding of channel.bindings) {
         let subs = byTable.get(binding.table.oid);
         if (!subs) byTable.set(binding.table.oid, (subs = new TableBindings()));
@@ -151,7 +150,7 @@ export function createDispatcher(db: Database, subscribed: SubscribedTables, dep
       }
     },
     remove(channel: Channel) {
-      if (channel.bindings.length > 0) planner.invalidate();
+      planner.invalidate(channel);
       for (const binding of channel.bindings) {
         const subs = byTable.get(binding.table.oid);
         if (!subs?.all.has(binding)) continue;
@@ -166,7 +165,7 @@ export function createDispatcher(db: Database, subscribed: SubscribedTables, dep
       return subscribed.ready(oids);
     },
     refresh(channel: Channel) {
-      if (channel.bindings.length > 0) planner.invalidate();
+      planner.invalidate(channel);
     },
     wake: () => lane.wake(),
     idle: async () => {
