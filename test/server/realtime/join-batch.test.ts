@@ -78,41 +78,42 @@ test.after(async () => {
   await server.stop();
 });
 
-test('honest: 13 private joins sent together (9 regions, 3 block regions, 1 topic the policies refuse) get the verdicts of single checks, in one transaction', async () => {
+/**
+ * Alice joins `topics` together on a new socket while a slow check of hers holds her address's
+ * place: the replies (the slow join's first, then each topic's in order) and what the joins added
+ * to {@link checkCounts}.
+ */
+async function joinBehindSlowCheck(topics: string[]): Promise<{ replies: unknown[]; added: { checks: number; batches: number; alone: number } }> {
   const { socket, join } = await playerSocket(alice);
   const before = await checkCounts();
   join('slow', SLOW_TOPIC);
   await slowCheckRunning();
-  const topics = [-1, 0, 1].flatMap((x) => [-1, 0, 1].map((y) => `region:${x}:${y}`)).concat(['blocks:0:0', 'blocks:1:0', 'blocks:-1:0', 'lobby']);
   topics.forEach((topic, i) => join(`${i}`, topic));
-  assert.equal(await repliesTo(socket, ['slow', ...topics.map((_, i) => `${i}`)]), [joinedOk, ...topics.slice(0, 12).map(() => joinedOk), refusal('lobby')]);
-  assert.equal(await checkCounts(), { checks: before.checks + 14, batches: before.batches + 2, alone: before.alone });
+  const replies = await repliesTo(socket, ['slow', ...topics.map((_, i) => `${i}`)]);
+  const after = await checkCounts();
   socket.ws.close();
+  return { replies, added: { checks: after.checks - before.checks, batches: after.batches - before.batches, alone: after.alone - before.alone } };
+}
+
+test('honest: 13 private joins sent together (9 regions, 3 block regions, 1 topic the policies refuse) get the verdicts of single checks, in one transaction', async () => {
+  const topics = [-1, 0, 1].flatMap((x) => [-1, 0, 1].map((y) => `region:${x}:${y}`)).concat(['blocks:0:0', 'blocks:1:0', 'blocks:-1:0', 'lobby']);
+  const { replies, added } = await joinBehindSlowCheck(topics);
+  assert.equal(replies, [joinedOk, ...topics.slice(0, 12).map(() => joinedOk), refusal('lobby')]);
+  assert.equal(added, { checks: 14, batches: 2, alone: 0 });
 });
 
 test('a batch holds at most 16 checks: 19 joins gathered behind one run as 2 transactions', async () => {
-  const { socket, join } = await playerSocket(alice);
-  const before = await checkCounts();
-  join('slow', SLOW_TOPIC);
-  await slowCheckRunning();
   const topics = Array.from({ length: 19 }, (_, i) => (i % 2 === 0 ? `region:${i}:0` : `blocks:${i}:0`));
-  topics.forEach((topic, i) => join(`${i}`, topic));
-  assert.equal(await repliesTo(socket, ['slow', ...topics.map((_, i) => `${i}`)]), [joinedOk, ...topics.map(() => joinedOk)]);
-  assert.equal(await checkCounts(), { checks: before.checks + 20, batches: before.batches + 3, alone: before.alone });
-  socket.ws.close();
+  const { replies, added } = await joinBehindSlowCheck(topics);
+  assert.equal(replies, [joinedOk, ...topics.map(() => joinedOk)]);
+  assert.equal(added, { checks: 20, batches: 3, alone: 0 });
 });
 
 test('hostile: a topic whose policy raises, joined among honest ones, is refused in hosted\'s words; its batch is checked again one join at a time and the others join', async () => {
-  const { socket, join } = await playerSocket(alice);
-  const before = await checkCounts();
-  join('slow', SLOW_TOPIC);
-  await slowCheckRunning();
-  const topics = ['region:0:0', RAISING_TOPIC, 'blocks:0:0', 'lobby'];
-  topics.forEach((topic, i) => join(`${i}`, topic));
-  assert.equal(await repliesTo(socket, ['slow', ...topics.map((_, i) => `${i}`)]), [joinedOk, joinedOk, refusal(RAISING_TOPIC), joinedOk, refusal('lobby')]);
-  assert.equal(await checkCounts(), { checks: before.checks + 5, batches: before.batches + 2, alone: before.alone + 4 });
+  const { replies, added } = await joinBehindSlowCheck(['region:0:0', RAISING_TOPIC, 'blocks:0:0', 'lobby']);
+  assert.equal(replies, [joinedOk, joinedOk, refusal(RAISING_TOPIC), joinedOk, refusal('lobby')]);
+  assert.equal(added, { checks: 5, batches: 2, alone: 4 });
   assert.match(server.output(), `read policies of ${RAISING_TOPIC} failed: invalid input syntax for type integer`);
-  socket.ws.close();
 });
 
 test('a pose on a joined region is heard while a join on the same socket waits for its check; a pose sent on the joining topic before its reply is handled once joined', async () => {
