@@ -114,6 +114,19 @@ export const readCheckTransactions = new Counter({
 for (const run of ['batch', 'alone']) readCheckTransactions.inc({ run }, 0);
 
 /**
+ * Authorisation transactions of write checks (server/realtime/write-checks.ts): a batch of checks
+ * of any callers, or one check run again by itself after a statement of its batch failed.
+ */
+export const writeCheckTransactions = new Counter({
+  name: 'tessera_realtime_write_check_transactions_total', help: 'Authorisation transactions of write checks: a batch of checks of any callers, or one check run again alone',
+  labelNames: ['run'], registers: [registry],
+});
+for (const run of ['batch', 'alone']) writeCheckTransactions.inc({ run }, 0);
+
+/** Write checks of private channels the database answered (server/realtime/write-checks.ts). */
+export const writeChecks = new Counter({ name: 'tessera_realtime_write_checks_total', help: 'Write checks of private channels the database answered', registers: [registry] });
+
+/**
  * Row changes the change capture did not hand to postgres_changes because their statement changed
  * more than MAX_CHANGES_PER_STATEMENT rows of one table (server/realtime/limits.ts).
  */

@@ -109,24 +109,31 @@ async function mayInsert(tx: Queryable, topic: string, extension: WriteExtension
   }
 }
 
+/** One write check: a caller (its claims), a topic (without `realtime:`) and what it would write there. */
+export interface WriteCheck {
+  claims: Claims;
+  topic: string;
+  extension: WriteExtension;
+}
+
 /**
- * Evaluates the INSERT policies of `realtime.messages` for a message of `extension` on `topic`
- * under the caller's role and claims, as hosted does on a private channel's first send, track
- * or persisted send: the caller may write if the insert is not refused for lack of privilege.
- * One transaction in one round trip, rolled back.
+ * Evaluates the INSERT policies of `realtime.messages` for each check, as hosted does on a
+ * private channel's first send, track or persisted send: the caller may write if its insert of a
+ * message of `extension` on `topic` is not refused for lack of privilege. The checks may be of
+ * different callers: each runs under its own role and claims, in `realtime.may_write`
+ * (messages.ts), which undoes its insert and answers a refusal as false. One transaction in one
+ * round trip, rolled back; it fails as a whole when a policy fails otherwise. Resolves to each
+ * check's verdict, in order.
  */
-export async function authorizeWrite(db: Database, claims: Claims, topic: string, extension: WriteExtension): Promise<boolean> {
-  try {
-    await db.checkWithClaims(
-      claims,
-      `select set_config('realtime.topic', ${literal(topic)}, true);
-       insert into realtime.messages (topic, extension, private) values (${literal(topic)}, ${literal(extension)}, true)`,
-    );
-    return true;
-  } catch (error) {
-    if (refused(error)) return false;
-    throw error;
-  }
+export async function authorizeWrites(db: Database, checks: readonly WriteCheck[]): Promise<boolean[]> {
+  const statements = checks.map(
+    ({ claims, topic, extension }) =>
+      `select set_config('role', ${literal(claims.role)}, true), set_config('request.jwt.claims', ${literal(JSON.stringify(claims))}, true);
+     select realtime.may_write(${literal(topic)}, ${literal(extension)}) as allowed`,
+  );
+  const results = await db.checkWithClaims<{ allowed: boolean }>(checks[0]!.claims, statements.join(';\n'));
+  // Each check's verdict is the second of its two statements.
+  return results.filter((_, i) => i % 2 === 1).map((result) => result.rows[0]!.allowed);
 }
 
 /**

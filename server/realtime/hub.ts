@@ -31,7 +31,7 @@ export interface Hub {
    * never when none is given).
    */
   authorizeRead(claims: Claims, topic: string, address: string, deadline?: number): Promise<ReadVerdict>;
-  /** Write policies of realtime.messages for a message of `extension` on `topic`, asked for a socket of `address` (its turn as above). */
+  /** Write policies of realtime.messages for a message of `extension` on `topic`, asked for a socket of `address`, in one transaction with other callers' write checks of the moment (write-checks.ts). */
   authorizeWrite(claims: Claims, topic: string, extension: WriteExtension, address: string): Promise<boolean>;
   /** The stored messages of `topic` (without `realtime:`) a join replays: since `since` (ms epoch), at most `limit`, oldest first. */
   replay(topic: string, since: number, limit: number): Promise<Broadcast[]>;

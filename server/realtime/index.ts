@@ -5,7 +5,7 @@ import { createSharedCounts } from '../cluster/shared-counts.js';
 import { shareRates } from '../cluster/shared-rates.js';
 import { soloBus } from '../cluster/bus.js';
 import type { Claims, Database } from '../db/index.js';
-import { authorizeReads, authorizeSends, authorizeWrite } from './authorization.js';
+import { authorizeReads, authorizeSends, authorizeWrites } from './authorization.js';
 import type { ReadVerdict } from './authorization.js';
 import { createBroadcastBatches } from './batches.js';
 import type { BroadcastBatches } from './batches.js';
@@ -40,6 +40,7 @@ import { createRelay } from './relay.js';
 import type { Relay } from './relay.js';
 import type { ReadPolicyCatalogue } from './read-policies.js';
 import { batchedReadChecks } from './read-checks.js';
+import { batchedWriteChecks } from './write-checks.js';
 import { KeyedSlots } from './slots.js';
 import { acceptSockets } from './sockets.js';
 import type { SocketEndpoint } from './sockets.js';
@@ -140,12 +141,14 @@ const NOTHING_READ: ReadVerdict = { broadcast: false, presence: false, sender: n
  * The hub's policy checks. A read check under a role the read policies grant nothing is refused
  * from the catalogue, once a re-read under way is done (so a policy just created counts), without
  * a transaction; the other read checks of one caller run in batches (read-checks.ts), one
- * transaction a batch; a write check is one transaction. Each transaction runs within its
- * address's places and the server's (MAX_AUTHORIZATIONS_PER_ADDRESS, MAX_AUTHORIZATIONS_IN_FLIGHT).
+ * transaction a batch, within its address's places and the server's
+ * (MAX_AUTHORIZATIONS_PER_ADDRESS, MAX_AUTHORIZATIONS_IN_FLIGHT); write checks of any callers run
+ * in batches too (write-checks.ts), each within one of the server's places.
  */
 function policyChecks(db: Database, senderSql: string | null, readPolicies: ReadPolicyCatalogue): Pick<Hub, 'authorizeRead' | 'authorizeWrite'> {
   const slots = new KeyedSlots(MAX_AUTHORIZATIONS_PER_ADDRESS, MAX_AUTHORIZATIONS_IN_FLIGHT);
   const readCheck = batchedReadChecks(slots, (claims, topics) => authorizeReads(db, claims, topics, senderSql));
+  const writeCheck = batchedWriteChecks(slots, (checks) => authorizeWrites(db, checks));
   return {
     async authorizeRead(claims, topic, address, deadline = Infinity) {
       await readPolicies.settled();
@@ -155,7 +158,7 @@ function policyChecks(db: Database, senderSql: string | null, readPolicies: Read
       }
       return readCheck(claims, topic, address, deadline);
     },
-    authorizeWrite: (claims, topic, extension, address) => slots.run(address, () => authorizeWrite(db, claims, topic, extension)),
+    authorizeWrite: (claims, topic, extension, address) => writeCheck({ claims, topic, extension }, address),
   };
 }
 

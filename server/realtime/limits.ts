@@ -57,6 +57,18 @@ export const MAX_AUTHORIZATIONS_IN_FLIGHT = 4;
  */
 export const MAX_READ_CHECKS_PER_BATCH = 16;
 /**
+ * Write checks (of any callers) answered in one authorisation transaction
+ * (server/realtime/write-checks.ts): a crowd walking renews one verdict per player and pose
+ * channel every WRITE_CHECK_MS, a few hundred a second after a restart. Bounds the statements of
+ * one transaction (2 per check).
+ */
+export const MAX_WRITE_CHECKS_PER_BATCH = 32;
+/**
+ * Write checks of one network address in one batch: the others wait for the next, so an address
+ * with many sockets sending shares each transaction with the other addresses waiting.
+ */
+export const MAX_WRITE_CHECKS_PER_ADDRESS_IN_BATCH = 4;
+/**
  * The catalogue of roles the read policies grant nothing (read-policies.ts) is re-read after
  * every schema change, and at the first join once it is this old: a role's membership or
  * BYPASSRLS changes fire no event trigger.

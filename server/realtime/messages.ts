@@ -31,6 +31,8 @@ const DELIVERABLE = 'm.event is not null and m.private is not null and (m.payloa
  * more there were. Rows the server stores itself for replay (`persist`, already delivered) are
  * inserted with `realtime.skip_broadcast` set and are not copied.
  *
+ * `realtime.may_write` answers the write checks of private channels (authorization.ts).
+ *
  * The indexes serve the replay query (newest rows of a private topic) and the pruning by age.
  */
 const MESSAGES_SQL = `
@@ -108,12 +110,27 @@ begin
 end $$;
 revoke all on function realtime.store_broadcast(text, text, jsonb, bytea) from public;
 
+-- A write check (authorization.ts): whether the current role and claims may insert a message of
+-- message_extension on message_topic. The insert is undone by the exception that ends it, so
+-- checks of many callers can share one transaction.
+create or replace function realtime.may_write(message_topic text, message_extension text) returns boolean
+language plpgsql set search_path = '' as $$
+begin
+  perform set_config('realtime.topic', message_topic, true);
+  insert into realtime.messages (topic, extension, private) values (message_topic, message_extension, true);
+  raise sqlstate 'RTW01';
+exception
+  when sqlstate 'RTW01' then return true;
+  when insufficient_privilege then return false;
+end $$;
+grant execute on function realtime.may_write(text, text) to anon, authenticated, service_role;
+
 create index if not exists realtime_messages_replay on realtime.messages (topic, inserted_at)
   where extension = 'broadcast' and private is true;
 create index if not exists realtime_messages_inserted_at on realtime.messages (inserted_at);
 `;
 
-/** Installs the capture of realtime.messages inserts, the store function and the indexes (see {@link MESSAGES_SQL}). */
+/** Installs the capture of realtime.messages inserts, the store and write-check functions and the indexes (see {@link MESSAGES_SQL}). */
 export async function installMessages(db: Queryable): Promise<void> {
   await db.exec(MESSAGES_SQL);
 }

@@ -31,11 +31,11 @@ interface Batch {
 }
 
 /**
- * Whether a failed batch is run again one check at a time: one of its statements failed (a policy
- * raised for one topic), so the others may pass alone. A batch cancelled by its time budget, or
+ * Whether a failed batch (of read or write checks) is run again one check at a time: one of its
+ * statements failed (a policy raised for one topic), so the others may pass alone. A batch cancelled by its time budget, or
  * whose connection or server went away, is not: each of its checks fails, nothing granted.
  */
-function failedInAStatement(error: unknown): boolean {
+export function failedInAStatement(error: unknown): boolean {
   const code = (error as { code?: unknown }).code;
   return typeof code === 'string' && !/^(08|53|57|58)/.test(code);
 }

@@ -42,18 +42,23 @@ export class KeyedSlots {
     this.all = new Semaphore(total);
   }
 
+  /** Runs `task` once a place of the whole is free, whatever the keys hold; resolves (or rejects) as it does. */
+  async runShared<T>(task: () => Promise<T>): Promise<T> {
+    await this.all.acquire();
+    try {
+      return await task();
+    } finally {
+      this.all.release();
+    }
+  }
+
   /** Runs `task` once `key` and the whole have a place free; resolves (or rejects) as it does. */
   async run<T>(key: string, task: () => Promise<T>): Promise<T> {
     let slot = this.keys.get(key);
     if (!slot) this.keys.set(key, (slot = new Semaphore(this.perKey)));
     await slot.acquire();
     try {
-      await this.all.acquire();
-      try {
-        return await task();
-      } finally {
-        this.all.release();
-      }
+      return await this.runShared(task);
     } finally {
       slot.release();
       if (slot.idle()) this.keys.delete(key);

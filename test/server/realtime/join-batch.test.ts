@@ -122,7 +122,7 @@ test('a pose on a joined region is heard while a join on the same socket waits f
   const { socket, join } = await playerSocket(alice);
   join('1', 'region:0:0');
   assert.equal(responseOf(await socket.take(replyTo('1'))), joinedOk);
-  // The first pose waits for its write check (which takes the address's place); the next reuse its verdict.
+  // The first pose waits for its write check; the next reuse its verdict.
   socket.send(['1', '2', 'realtime:region:0:0', 'broadcast', { type: 'broadcast', event: 'pose', payload: { x: 0, y: 0 } }]);
   await waitFor(() => near.heard.length === 1, { message: 'the first pose' });
   join('2', SLOW_TOPIC);
