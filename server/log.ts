@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import pino, { type Logger } from 'pino';
+import { logLinesDropped } from './metrics.js';
 
 /** The levels `LOG_LEVEL` may name, quietest last. */
 export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const;
@@ -17,16 +18,43 @@ const REDACTED = [
 ];
 
 /**
+ * Bytes of log lines kept in memory while standard output cannot take them (a reader behind, a
+ * full pipe or journald socket); past it, lines are dropped and counted.
+ */
+export const MAX_UNWRITTEN_LOG_BYTES = 16 * 1024 * 1024;
+
+/**
+ * Where the lines go: standard output, written asynchronously. A line is handed to the kernel at
+ * once when nothing is being written, otherwise with the lines queued behind the write under
+ * way; a reader that falls behind never stops the event loop (a synchronous write that finds the
+ * pipe full would sleep 100 ms, the whole server with it). Lines past MAX_UNWRITTEN_LOG_BYTES
+ * are dropped and counted by `tessera_log_lines_dropped_total`; what is queued is written out
+ * before the process exits.
+ */
+const destination = pino.destination({ dest: 1, sync: false, maxLength: MAX_UNWRITTEN_LOG_BYTES });
+destination.on('drop', () => logLinesDropped.inc());
+process.on('exit', () => {
+  try {
+    destination.flushSync();
+  } catch {
+    // Standard output is gone: nothing more can be said.
+  }
+});
+
+/**
  * The server's log: one JSON object a line on standard output (pino), with `time` in ISO 8601,
  * `level` as a number (30 info, 40 warn, 50 error) and `msg`. The level is `LOG_LEVEL` (default
  * `info`).
  */
-export const log: Logger = pino({
-  level: process.env.LOG_LEVEL && (LOG_LEVELS as readonly string[]).includes(process.env.LOG_LEVEL) ? process.env.LOG_LEVEL : 'info',
-  base: { pid: process.pid },
-  timestamp: pino.stdTimeFunctions.isoTime,
-  redact: { paths: REDACTED, censor: '[Redacted]' },
-});
+export const log: Logger = pino(
+  {
+    level: process.env.LOG_LEVEL && (LOG_LEVELS as readonly string[]).includes(process.env.LOG_LEVEL) ? process.env.LOG_LEVEL : 'info',
+    base: { pid: process.pid },
+    timestamp: pino.stdTimeFunctions.isoTime,
+    redact: { paths: REDACTED, censor: '[Redacted]' },
+  },
+  destination,
+);
 
 /** A request id given by a proxy in front (`X-Request-Id`) is kept when it is this short and plain. */
 const INCOMING_ID = /^[\w.:-]{1,64}$/;

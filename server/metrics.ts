@@ -80,6 +80,9 @@ export const restDuration = new Histogram({
   labelNames: ['method', 'table', 'status'], buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10], registers: [registry],
 });
 
+/** Log lines dropped because standard output took none for longer than the log's memory holds (server/log.ts). */
+export const logLinesDropped = new Counter({ name: 'tessera_log_lines_dropped_total', help: 'Log lines dropped while standard output could not take them', registers: [registry] });
+
 /** Statements that PostgreSQL cancelled for running past their `statement_timeout` (SQLSTATE 57014). */
 export const statementTimeouts = new Counter({
   name: 'tessera_db_statement_timeouts_total', help: 'Statements cancelled by statement_timeout', registers: [registry],
