@@ -37,6 +37,8 @@ export interface StormFigures {
   join_authorizations: number;
   join_transactions: number;
   disconnects: number;
+  /** What the bots not in the world still lacked at the end of the wait, and how many lacked each part. */
+  lacking: Record<string, number>;
   /** Handshakes the kernel dropped for a full accept queue meanwhile, on every listener of the machine (TcpExt ListenOverflows). */
   listen_overflows: number;
 }
@@ -75,14 +77,22 @@ export async function runStorm(players: number, layout: Shape, arrivalSeconds: n
     const started = Date.now();
     const entering: Bot[] = [];
     const arrivals: Promise<void>[] = [];
+    /** Bots still signing in, and signed in but not yet through their first heartbeat. */
+    const arriving = { signingIn: 0, starting: 0 };
     for (let i = 0; i < players; i++) {
       arrivals.push((async () => {
+        let step: keyof typeof arriving = 'signingIn';
+        arriving[step]++;
         try {
           const identity = await signInBot(server, keys[i]!, loopbackAddress(i));
+          arriving[step]--;
+          arriving[(step = 'starting')]++;
           const bot = await fleet.add(identity, placements[i]!.plan);
+          arriving[step]--;
           bot.walkFrom = Date.now();
           entering.push(bot);
         } catch (error) {
+          arriving[step]--;
           signInFailed++;
           fleet.figures.refuse(`enter ${(error as Error).message.replace(/^sign-in of \S+/, 'sign-in').replace(/-?\d+/g, 'N').slice(0, 120)}`);
         }
@@ -109,6 +119,10 @@ export async function runStorm(players: number, layout: Shape, arrivalSeconds: n
     const sorted = [...inAt].sort((a, b) => a - b);
     const at = (p: number) => sorted[Math.min(sorted.length - 1, Math.floor(p * players))] ?? NaN;
     const refusals = Object.fromEntries(fleet.figures.refusals);
+    const lacking: Record<string, number> = {};
+    if (arriving.signingIn > 0) lacking['sign-in'] = arriving.signingIn;
+    if (arriving.starting > 0) lacking['socket and first heartbeat'] = arriving.starting;
+    for (const bot of entering) for (const part of new Set(bot.lacking())) lacking[part] = (lacking[part] ?? 0) + 1;
     // Each series carries the node's label too: summed over the series of a name whose labels include `label`.
     const sum = (samples: Scrape, name: string, label = '') => [...samples].reduce((total, [key, value]) => total + (key.startsWith(`${name}{`) && key.includes(label) ? value : 0), 0);
     const authorizations = (samples: Scrape) => sum(samples, 'tessera_realtime_join_authorizations_total', 'answered_by="database"');
@@ -128,6 +142,7 @@ export async function runStorm(players: number, layout: Shape, arrivalSeconds: n
       join_authorizations: authorizations(metricsAfter) - authorizations(metricsBefore),
       join_transactions: transactions(metricsAfter) - transactions(metricsBefore),
       disconnects: fleet.figures.disconnects,
+      lacking,
       listen_overflows: listenOverflows() - overflowsBefore,
     };
   } finally {

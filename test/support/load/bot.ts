@@ -167,6 +167,19 @@ export class Bot {
     return this.ready() && this.blocks.viewRead() && this.playersRead;
   }
 
+  /** What the bot still lacks of a complete view ({@link complete}), by part: empty once complete. */
+  lacking(): string[] {
+    const channels = [...this.regions.values(), ...this.others, ...(this.presence ? [this.presence] : [])];
+    return [
+      ...(this.inWorld ? [] : ['first heartbeat']),
+      ...(this.regions.size === 9 ? [] : ['pose regions']),
+      ...channels.filter((channel) => !channel.joined).map((channel) => `join ${channel.topic.replace(/-?\d+/g, 'N')}`),
+      ...(this.presence ? [] : ['presence channel']),
+      ...(this.blocks.viewRead() ? [] : ['chunks of the view']),
+      ...(this.playersRead ? [] : ['players around']),
+    ];
+  }
+
   /** The pose topics held (without `realtime:`), the interest centre's first. */
   poseTopics(): string[] {
     return [...this.regions.keys()];
