@@ -5,13 +5,13 @@
  */
 import { cpus, setPriority } from 'node:os';
 import { startTestServer, type TestServer } from '../test/support/harness.js';
-import { cpuSeconds, pin, pssMb, serverPids } from './processes.js';
+import { cpuSeconds, pin, pssMb, serverCpuSeconds, serverPids } from './processes.js';
 import type { BotPlan } from '../test/support/load/bot.js';
 
 /** CPU seconds of the server's Node process and of all its processes (PostgreSQL's too). */
 export async function serverCpu(server: TestServer): Promise<{ node: number; all: number }> {
   const pids = await serverPids(server);
-  return { node: cpuSeconds(pids[0]!), all: pids.reduce((sum, pid) => sum + cpuSeconds(pid), 0) };
+  return { node: cpuSeconds(pids[0]!), all: serverCpuSeconds(pids) };
 }
 
 /**

@@ -43,6 +43,22 @@ export function cpuSeconds(pid: number): number {
   return fields.length === 0 ? 0 : (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
 }
 
+/** CPU seconds (user + system) of the children `pid` has reaped: PostgreSQL backends that ended count here, under the postmaster; 0 when gone. */
+export function reapedCpuSeconds(pid: number): number {
+  const fields = statFields(pid);
+  return fields.length === 0 ? 0 : (Number(fields[13]) + Number(fields[14])) / CLOCK_TICKS;
+}
+
+/**
+ * CPU seconds a server has used, given its {@link serverPids}: each live process's, and those of
+ * the processes that ended (a PostgreSQL connection closed, an autovacuum worker done, a child of
+ * Node), which their parent reaped. Summing the live processes alone would lose, across a
+ * window, the whole time of every process that ended within it.
+ */
+export function serverCpuSeconds(pids: readonly number[]): number {
+  return pids.reduce((sum, pid) => sum + cpuSeconds(pid), 0) + pids.slice(0, 2).reduce((sum, pid) => sum + reapedCpuSeconds(pid), 0);
+}
+
 /** Proportional set size of `pid` in MB; 0 when it is gone. */
 export function pssMb(pid: number): number {
   return Number(/^Pss:\s+(\d+) kB/m.exec(read(`/proc/${pid}/smaps_rollup`))?.[1] ?? 0) / 1024;

@@ -30,7 +30,7 @@ import { createPageWallet, installTestWallet } from '../test/support/browser-wal
 import { makeDataDir, removeDataDir, signInPlayer, startTestServer, type ClientWiring, type TestServer } from '../test/support/harness.js';
 import { startHeadlessPlayer } from '../test/support/headless-player.js';
 import { sleep, waitFor } from '../test/support/wait.js';
-import { cpuSeconds, serverPids } from './processes.js';
+import { serverCpuSeconds, serverPids } from './processes.js';
 import { median, pick, printHeader, printRow, QUICK, round } from './stats.js';
 
 const argument = (name: string, fallback: string) => {
@@ -278,7 +278,7 @@ async function spread(server: TestServer, blocks: number, half: number): Promise
   const { connectAsOperator } = await import('../test/support/server.js');
   const operator: InstanceType<typeof pg.Client> = await connectAsOperator(server);
   const pids = await serverPids(server);
-  const cpu = () => pids.reduce((sum, pid) => sum + cpuSeconds(pid), 0);
+  const cpu = () => serverCpuSeconds(pids);
   await sleep(2000);
   const idleBefore = cpu();
   await sleep(5000);
