@@ -18,9 +18,11 @@
  * - "degradation": the screen at twice its shedding point: what the server shed, by kind, and
  *   whether anyone was disconnected or missed a block.
  * - "storm": 1,000 players signing in and entering within 10 s (bench/capacity-storm.ts).
+ * - "heartbeat": what one presence heartbeat costs the database, alone, and each trigger's share
+ *   (bench/capacity-heartbeat.ts). Not among the defaults: `--case=heartbeat`.
  *
  * `--quick` runs smaller, shorter cases, once (full runs take medians of 3);
- * `--case=load,calibration,step,degradation,storm` picks cases, `--shape=screen,spread,mixed` the
+ * `--case=load,calibration,step,degradation,storm,heartbeat` picks cases, `--shape=screen,spread,mixed` the
  * ramps' shapes, `--steps=250,500` their steps (the same for every shape); `--degradation-players N` sets the
  * degradation case's crowd when the step case does not run before it.
  */
@@ -36,6 +38,7 @@ import { sleep, waitFor } from '../test/support/wait.js';
 import { inBatches, pinnedServer, prioritise, serverCpu, spreadPlan } from './capacity-support.js';
 import { seedPresence } from './seed.js';
 import { runRamp, brokenGoals, type Shape, type StepFigures } from './capacity-steps.js';
+import { runHeartbeats, type HeartbeatFigures } from './capacity-heartbeat.js';
 import { runStorm } from './capacity-storm.js';
 import { median, pick, printHeader, printRow, round } from './stats.js';
 
@@ -406,4 +409,10 @@ if (CASES.includes('degradation')) {
   else await runDegradation(players);
 }
 if (CASES.includes('storm')) await runStorms();
+if (CASES.includes('heartbeat')) {
+  const runs: HeartbeatFigures[] = [];
+  for (let run = 0; run < STEP_RUNS; run++) runs.push(await runHeartbeats(pick(400, 200)));
+  const middle = runs.find((run) => run.db_ms_p50 === median(runs.map((one) => one.db_ms_p50)))!;
+  printRow({ bench: 'capacity', case: 'heartbeat', ...middle, runs: runs.length });
+}
 process.exit(0);
