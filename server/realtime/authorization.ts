@@ -90,23 +90,10 @@ export async function authorizeReads(db: Database, claims: Claims, topics: reado
   return verdicts.map(({ broadcast, presence }) => ({ broadcast, presence, sender }));
 }
 
-/** Whether the caller's insert of a message of `extension` on `topic` is refused for lack of privilege (42501). */
-function refused(error: unknown): boolean {
-  return (error as { code?: string }).code === '42501';
-}
-
+/** Whether the caller may insert a message of `extension` on `topic`, asked of `realtime.may_write` (messages.ts) in `tx`. */
 async function mayInsert(tx: Queryable, topic: string, extension: WriteExtension): Promise<boolean> {
-  await tx.query(`select set_config('realtime.topic', $1, true)`, [topic]);
-  await tx.query('savepoint write_check');
-  try {
-    await tx.query(`insert into realtime.messages (topic, extension, private) values ($1, $2, true)`, [topic, extension]);
-    return true;
-  } catch (error) {
-    if (refused(error)) return false;
-    throw error;
-  } finally {
-    await tx.query('rollback to savepoint write_check');
-  }
+  const { rows } = await tx.query<{ allowed: boolean }>('select realtime.may_write($1, $2) as allowed', [topic, extension]);
+  return rows[0]!.allowed;
 }
 
 /** One write check: a caller (its claims), a topic (without `realtime:`) and what it would write there. */
