@@ -2,6 +2,7 @@ import type { Claims } from '../db/index.js';
 import { joinAuthorizations, readCheckTransactions } from '../metrics.js';
 import type { ReadVerdict } from './authorization.js';
 import { JoinError } from './bindings.js';
+import { answerBatch, type PendingCheck } from './check-batches.js';
 import { JOIN_WAITED_TOO_LONG, MAX_READ_CHECKS_PER_BATCH } from './limits.js';
 import type { KeyedSlots } from './slots.js';
 
@@ -15,12 +16,9 @@ export type RunReadChecks = (claims: Claims, topics: readonly string[]) => Promi
  */
 export type ReadCheck = (claims: Claims, topic: string, address: string, deadline: number) => Promise<ReadVerdict>;
 
-/** One check waiting in a batch: its topic, until when it is wanted, and how its caller is answered. */
-interface Waiting {
-  topic: string;
+/** One check waiting in a batch: its topic (`check`), until when it is wanted, and how its caller is answered. */
+interface Waiting extends PendingCheck<string, ReadVerdict> {
   deadline: number;
-  resolve(verdict: ReadVerdict): void;
-  reject(error: unknown): void;
 }
 
 /** The checks of one caller (the same claims, from the same address) run in one transaction. */
@@ -31,45 +29,17 @@ interface Batch {
 }
 
 /**
- * Whether a failed batch (of read or write checks) is run again one check at a time: one of its
- * statements failed (a policy raised for one topic), so the others may pass alone. A batch cancelled by its time budget, or
- * whose connection or server went away, is not: each of its checks fails, nothing granted.
- */
-export function failedInAStatement(error: unknown): boolean {
-  const code = (error as { code?: unknown }).code;
-  return typeof code === 'string' && !/^(08|53|57|58)/.test(code);
-}
-
-/**
  * Answers every check of `batch` with `run`'s verdicts (a check no longer wanted is refused
- * unchecked); a failed batch as {@link failedInAStatement} says.
+ * unchecked); a failed batch as {@link answerBatch} says.
  */
 async function settle(batch: Batch, run: RunReadChecks): Promise<void> {
   const now = performance.now();
   for (const check of batch.checks) if (check.deadline <= now) check.reject(new JoinError(JOIN_WAITED_TOO_LONG));
   const checks = batch.checks.filter((check) => check.deadline > now);
   if (checks.length === 0) return;
-  const { claims } = batch;
   joinAuthorizations.inc({ answered_by: 'database' }, checks.length);
   readCheckTransactions.inc({ run: 'batch' });
-  try {
-    const verdicts = await run(claims, checks.map((check) => check.topic));
-    checks.forEach((check, i) => check.resolve(verdicts[i]!));
-    return;
-  } catch (error) {
-    if (checks.length === 1 || !failedInAStatement(error)) {
-      for (const check of checks) check.reject(error);
-      return;
-    }
-  }
-  for (const check of checks) {
-    readCheckTransactions.inc({ run: 'alone' });
-    try {
-      check.resolve((await run(claims, [check.topic]))[0]!);
-    } catch (error) {
-      check.reject(error);
-    }
-  }
+  await answerBatch(checks, (topics) => run(batch.claims, topics), () => readCheckTransactions.inc({ run: 'alone' }));
 }
 
 /**
@@ -101,7 +71,7 @@ export function batchedReadChecks(slots: KeyedSlots, run: RunReadChecks): ReadCh
         gathering.set(key, (batch = { claims, address, checks: [] }));
         start(key, batch);
       }
-      batch.checks.push({ topic, deadline, resolve, reject });
+      batch.checks.push({ check: topic, deadline, resolve, reject });
       if (batch.checks.length >= MAX_READ_CHECKS_PER_BATCH) gathering.delete(key);
     });
 }

@@ -1,7 +1,7 @@
 import { writeCheckTransactions, writeChecks } from '../metrics.js';
 import type { WriteCheck } from './authorization.js';
 import { MAX_WRITE_CHECKS_PER_ADDRESS_IN_BATCH, MAX_WRITE_CHECKS_PER_BATCH } from './limits.js';
-import { failedInAStatement } from './read-checks.js';
+import { answerBatch, type PendingCheck } from './check-batches.js';
 import type { KeyedSlots } from './slots.js';
 
 /** Runs `checks` (of any callers) in one transaction; resolves to their verdicts, in order. */
@@ -11,34 +11,13 @@ export type RunWriteChecks = (checks: readonly WriteCheck[]) => Promise<boolean[
 export type WriteCheckOf = (check: WriteCheck, address: string) => Promise<boolean>;
 
 /** One check waiting for a batch, and how its caller is answered. */
-interface Waiting {
-  check: WriteCheck;
-  resolve(allowed: boolean): void;
-  reject(error: unknown): void;
-}
+type Waiting = PendingCheck<WriteCheck, boolean>;
 
-/** Answers every check of `batch` with `run`'s verdicts; a failed batch as {@link failedInAStatement} says. */
+/** Answers every check of `batch` with `run`'s verdicts; a failed batch as {@link answerBatch} says. */
 async function settle(batch: Waiting[], run: RunWriteChecks): Promise<void> {
   writeChecks.inc(batch.length);
   writeCheckTransactions.inc({ run: 'batch' });
-  try {
-    const verdicts = await run(batch.map((waiting) => waiting.check));
-    batch.forEach((waiting, i) => waiting.resolve(verdicts[i]!));
-    return;
-  } catch (error) {
-    if (batch.length === 1 || !failedInAStatement(error)) {
-      for (const waiting of batch) waiting.reject(error);
-      return;
-    }
-  }
-  for (const waiting of batch) {
-    writeCheckTransactions.inc({ run: 'alone' });
-    try {
-      waiting.resolve((await run([waiting.check]))[0]!);
-    } catch (error) {
-      waiting.reject(error);
-    }
-  }
+  await answerBatch(batch, run, () => writeCheckTransactions.inc({ run: 'alone' }));
 }
 
 /**
