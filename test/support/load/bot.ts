@@ -156,7 +156,18 @@ export class Bot {
 
   /** Whether every channel a player in the world holds is joined (its 9 pose regions included). */
   ready(): boolean {
-    return this.inWorld && this.regions.size === 9 && [...this.regions.values(), ...this.others].every((channel) => channel.joined) && this.presence?.joined === true;
+    return this.channelsLacking().length === 0;
+  }
+
+  /** What the bot still lacks of {@link ready}, by part: its first heartbeat, its pose regions, each channel not joined yet. */
+  private channelsLacking(): string[] {
+    const channels = [...this.regions.values(), ...this.others, ...(this.presence ? [this.presence] : [])];
+    return [
+      ...(this.inWorld ? [] : ['first heartbeat']),
+      ...(this.regions.size === 9 ? [] : ['pose regions']),
+      ...channels.filter((channel) => !channel.joined).map((channel) => `join ${channel.topic.replace(/-?\d+/g, 'N')}`),
+      ...(this.presence ? [] : ['presence channel']),
+    ];
   }
 
   /**
@@ -164,20 +175,12 @@ export class Bot {
    * every chunk of its view read, and the players around read.
    */
   complete(): boolean {
-    return this.ready() && this.blocks.viewRead() && this.playersRead;
+    return this.lacking().length === 0;
   }
 
   /** What the bot still lacks of a complete view ({@link complete}), by part: empty once complete. */
   lacking(): string[] {
-    const channels = [...this.regions.values(), ...this.others, ...(this.presence ? [this.presence] : [])];
-    return [
-      ...(this.inWorld ? [] : ['first heartbeat']),
-      ...(this.regions.size === 9 ? [] : ['pose regions']),
-      ...channels.filter((channel) => !channel.joined).map((channel) => `join ${channel.topic.replace(/-?\d+/g, 'N')}`),
-      ...(this.presence ? [] : ['presence channel']),
-      ...(this.blocks.viewRead() ? [] : ['chunks of the view']),
-      ...(this.playersRead ? [] : ['players around']),
-    ];
+    return [...this.channelsLacking(), ...(this.blocks.viewRead() ? [] : ['chunks of the view']), ...(this.playersRead ? [] : ['players around'])];
   }
 
   /** The pose topics held (without `realtime:`), the interest centre's first. */
