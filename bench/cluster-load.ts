@@ -21,7 +21,7 @@ import { BotSocket } from '../test/support/load/socket.js';
 import type { Box } from '../test/support/load/walker.js';
 import type { TestServer } from '../test/support/server.js';
 import { sleep, waitFor } from '../test/support/wait.js';
-import { cpuSeconds, reapedCpuSeconds, serverPids } from './processes.js';
+import { cpuSeconds, postgresCpuSeconds, serverPids } from './processes.js';
 import { inBatches, spreadPlan } from './capacity-support.js';
 
 /** Players entering per second, over the whole cluster (bench:capacity's rate). */
@@ -107,8 +107,7 @@ export async function clusterCpu(cluster: TestCluster): Promise<ClusterCpu> {
   const postgresPids = (await serverPids(cluster.nodes[0]!)).slice(1);
   return {
     nodes: cluster.nodes.map((node) => cpuSeconds(node.child.pid!)),
-    // Connections that ended meanwhile count under the postmaster, which reaped them.
-    postgres: postgresPids.reduce((sum, pid) => sum + cpuSeconds(pid), 0) + (postgresPids[0] === undefined ? 0 : reapedCpuSeconds(postgresPids[0])),
+    postgres: postgresCpuSeconds(postgresPids),
   };
 }
 

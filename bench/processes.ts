@@ -44,19 +44,24 @@ export function cpuSeconds(pid: number): number {
 }
 
 /** CPU seconds (user + system) of the children `pid` has reaped: PostgreSQL backends that ended count here, under the postmaster; 0 when gone. */
-export function reapedCpuSeconds(pid: number): number {
+function reapedCpuSeconds(pid: number): number {
   const fields = statFields(pid);
   return fields.length === 0 ? 0 : (Number(fields[13]) + Number(fields[14])) / CLOCK_TICKS;
 }
 
 /**
- * CPU seconds a server has used, given its {@link serverPids}: each live process's, and those of
- * the processes that ended (a PostgreSQL connection closed, an autovacuum worker done, a child of
- * Node), which their parent reaped. Summing the live processes alone would lose, across a
- * window, the whole time of every process that ended within it.
+ * CPU seconds a PostgreSQL server has used, given its postmaster first and then its processes:
+ * each live process's, and those of the processes that ended (a connection closed, an autovacuum
+ * worker done), which the postmaster reaped. Summing the live processes alone would lose, across
+ * a window, the whole time of every process that ended within it.
  */
+export function postgresCpuSeconds(pids: readonly number[]): number {
+  return pids.reduce((sum, pid) => sum + cpuSeconds(pid), 0) + (pids[0] === undefined ? 0 : reapedCpuSeconds(pids[0]));
+}
+
+/** CPU seconds a server has used, given its {@link serverPids}: Node's (with its own reaped children) and its PostgreSQL's ({@link postgresCpuSeconds}). */
 export function serverCpuSeconds(pids: readonly number[]): number {
-  return pids.reduce((sum, pid) => sum + cpuSeconds(pid), 0) + pids.slice(0, 2).reduce((sum, pid) => sum + reapedCpuSeconds(pid), 0);
+  return cpuSeconds(pids[0]!) + reapedCpuSeconds(pids[0]!) + postgresCpuSeconds(pids.slice(1));
 }
 
 /** Proportional set size of `pid` in MB; 0 when it is gone. */
