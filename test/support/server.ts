@@ -146,14 +146,19 @@ export async function readServiceRoleKey(server: Pick<TestServer, 'dataDir'>): P
   return (await readFile(join(server.dataDir, 'service_role.key'), 'utf8')).trim();
 }
 
+/** How the database owner reaches the PostgreSQL of a server started on `server.dataDir` (its socket and password). */
+export async function operatorConfig(server: Pick<TestServer, 'dataDir'>): Promise<pg.ClientConfig> {
+  const password = (await readFile(join(server.dataDir, 'postgres-password'), 'utf8')).trim();
+  return { host: join(server.dataDir, 'run'), port: 5432, user: 'postgres', password, database: 'postgres' };
+}
+
 /**
  * A `pg` client connected as the database superuser to the PostgreSQL that `server` runs on its
  * Unix socket in DATA_DIR/run: for tests that set up what only an operator can (aging a row,
  * reading server state). End it before stopping the server.
  */
 export async function connectAsOperator(server: Pick<TestServer, 'dataDir'>): Promise<pg.Client> {
-  const password = (await readFile(join(server.dataDir, 'postgres-password'), 'utf8')).trim();
-  const client = new pg.Client({ host: join(server.dataDir, 'run'), port: 5432, user: 'postgres', password, database: 'postgres' });
+  const client = new pg.Client(await operatorConfig(server));
   await client.connect();
   return client;
 }

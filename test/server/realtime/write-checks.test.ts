@@ -4,8 +4,6 @@
  * asks `realtime.may_write`, so each verdict is the one its caller gets alone. Here the batch is
  * run against the test server's real database, then poses show the server using it.
  */
-import { join } from 'node:path';
-import { readFile } from 'node:fs/promises';
 import type pg from 'pg';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -16,7 +14,7 @@ import { signInPlayer, startTestServer, type TestPlayer, type TestServer } from 
 import { accessToken, joinRegion, rawSocket } from '../../support/live.js';
 import { metricSamples } from '../../support/metrics.js';
 import { enterAtSpawn } from '../../support/rules.js';
-import { connectAsOperator } from '../../support/server.js';
+import { connectAsOperator, operatorConfig } from '../../support/server.js';
 import { waitFor } from '../../support/wait.js';
 
 let server: TestServer;
@@ -39,8 +37,7 @@ const service = { role: 'service_role' } as Claims;
 test.before(async () => {
   server = await startTestServer();
   operator = await connectAsOperator(server);
-  const password = (await readFile(join(server.dataDir, 'postgres-password'), 'utf8')).trim();
-  db = openPool({ host: join(server.dataDir, 'run'), port: 5432, user: 'postgres', password, database: 'postgres' }, 1, () => {});
+  db = openPool(await operatorConfig(server), 1, () => {});
   [alice, bob] = await Promise.all([signInPlayer(server), signInPlayer(server)]);
   // Alice is in the world; Bob signed in but has not entered yet, so no region is his to speak in.
   await enterAtSpawn(alice, 'Alice');
