@@ -196,7 +196,10 @@ async function setUp(ctx: Ctx): Promise<void> {
       await p.player.client.realtime.disconnect();
     }
   }
-  await waitFor(() => ctx.players.every((p) => p.session.onlinePlayers().length === 2), { timeout: 10_000, message: 'every player knows the two others' });
+  // On a timeout, say whom each player knew: a late delivery and a stale row read differently.
+  const nameOf = (address: string) => ctx.players.find((p) => p.player.address === address)?.name ?? address.slice(0, 8);
+  const known = () => ctx.players.map((p) => `${p.name} knows [${p.session.onlinePlayers().map(nameOf).join(', ')}]`).join('; ');
+  await waitFor(() => ctx.players.every((p) => p.session.onlinePlayers().length === 2), { timeout: 10_000, message: () => `every player knows the two others (${known()})` });
 }
 
 test.after(async (ctx) => {
