@@ -83,6 +83,11 @@ export const restDuration = new Histogram({
 /** Log lines dropped because standard output took none for longer than the log's memory holds (server/log.ts). */
 export const logLinesDropped = new Counter({ name: 'tessera_log_lines_dropped_total', help: 'Log lines dropped while standard output could not take them', registers: [registry] });
 
+/** Queries `/readyz` sent to the database (server/http/ops.ts): a flood of requests shares them, at most about 4 a second. */
+export const readinessQueries = new Counter({
+  name: 'tessera_readiness_queries_total', help: 'Readiness checks that queried the database', registers: [registry],
+});
+
 /** Statements that PostgreSQL cancelled for running past their `statement_timeout` (SQLSTATE 57014). */
 export const statementTimeouts = new Counter({
   name: 'tessera_db_statement_timeouts_total', help: 'Statements cancelled by statement_timeout', registers: [registry],

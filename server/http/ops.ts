@@ -3,7 +3,7 @@ import { timingSafeEqual } from 'node:crypto';
 import type { Bus } from '../cluster/index.js';
 import type { Database } from '../db/index.js';
 import type { ClientAddresses } from './client-address.js';
-import { registry } from '../metrics.js';
+import { readinessQueries, registry } from '../metrics.js';
 import { bearerToken, sendJson } from './respond.js';
 
 /** Longest a readiness check waits for the database before answering 503. */
@@ -38,6 +38,7 @@ export function readinessHandler(deps: ReadinessDeps): (res: ServerResponse) => 
   let running: Promise<{ database: string; migrations: string }> | null = null;
   let last: { at: number; checks: { database: string; migrations: string } } | null = null;
   const check = async () => {
+    readinessQueries.inc();
     const query = deps.db.query<{ applied: number }>(
       'select count(*)::int as applied from supabase_migrations.schema_migrations where version = any($1)',
       [deps.migrations],
