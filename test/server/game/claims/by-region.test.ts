@@ -54,7 +54,8 @@ test('a claim made far away never reaches the socket; one in view does, at once,
   const frames = ann.frames.length;
   const far = await claimAs(operator, ann, { x1: 2000, y1: 2000, x2: 2009, y2: 2009 });
   const near = await claimAs(operator, ann, { x1: 4, y1: -3, x2: 10, y2: 3 });
-  await waitFor(() => shown(ann, near), { message: 'the claim in view' });
+  // A chunk read may show the claim before its frame arrives: both are awaited.
+  await waitFor(() => shown(ann, near) && ann.frames.slice(frames).some((frame) => frame.includes(near)), { message: 'the claim in view, and its frame' });
   assert.equal(shown(ann, near), { id: near, ownerId: ann.player.address, ownerName: 'Ann', x1: 4, y1: -3, x2: 10, y2: 3, trusted: false });
   const heard = ann.frames.slice(frames);
   assert.is(heard.filter((frame) => frame.includes(far)).length, 0, 'nothing of the far claim');
