@@ -27,6 +27,7 @@ import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { embeddedDatabaseUrl } from '../support/cluster.js';
 import { connectAsOperator, startServer, type TestServer } from '../support/server.js';
 
 /** The folder holding `realtime-check.ts` and its installed dependencies. */
@@ -43,13 +44,6 @@ function suiteDir(): string {
     throw new Error(`realtime-check's dependencies are not installed in ${dir}: see the header of test/conformance/realtime-check.ts`);
   }
   return dir;
-}
-
-/** The embedded PostgreSQL's URL for the `postgres` superuser, over the Unix socket in DATA_DIR/run. */
-async function operatorUrl(server: TestServer): Promise<string> {
-  const password = (await readFile(join(server.dataDir, 'postgres-password'), 'utf8')).trim();
-  const socketDir = join(server.dataDir, 'run');
-  return `postgresql://postgres:${encodeURIComponent(password)}@localhost:5432/postgres?host=${encodeURIComponent(socketDir)}`;
 }
 
 /** The Supabase CLI's default privileges for what `postgres` creates in `public`. */
@@ -101,7 +95,7 @@ async function main(): Promise<void> {
     const serviceRoleKey = (await readFile(join(server.dataDir, 'service_role.key'), 'utf8')).trim();
     const tests = process.argv.length > 3 ? process.argv.slice(3) : ['--test', 'functional'];
     const report = await runCheck(dir, [
-      '--env', 'local', '--url', server.url, '--db-url', await operatorUrl(server),
+      '--env', 'local', '--url', server.url, '--db-url', await embeddedDatabaseUrl(server),
       '--publishable-key', server.anonKey, '--secret-key', serviceRoleKey, '--json', ...tests,
     ]);
     const { passed, failed, total } = report.summary;
