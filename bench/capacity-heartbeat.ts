@@ -12,6 +12,7 @@ import { signInPlayer, startTestServer } from '../test/support/harness.js';
 import { accessToken } from '../test/support/live.js';
 import { enterAtSpawn } from '../test/support/rules.js';
 import { connectAsOperator } from '../test/support/server.js';
+import { cpuSeconds } from './processes.js';
 import { percentile, round } from './stats.js';
 
 /** What the heartbeat case measured. */
@@ -19,6 +20,12 @@ export interface HeartbeatFigures {
   heartbeats: number;
   db_ms_p50: number;
   db_ms_p90: number;
+  /**
+   * CPU milliseconds of the PostgreSQL backend per heartbeat, read from /proc: steadier than the
+   * wall time on a shared machine. It counts the transaction around each heartbeat too (begin,
+   * the caller's settings, rollback), three round trips the REST layer sends as one.
+   */
+  db_cpu_ms: number;
   /** Milliseconds of each trigger in one heartbeat, and how many times it fired (an upsert fires the BEFORE triggers of both halves). */
   triggers: Record<string, { ms: number; calls: number }>;
 }
@@ -47,7 +54,9 @@ export async function runHeartbeats(heartbeats: number): Promise<HeartbeatFigure
       await operator!.query('begin');
       await operator!.query(`select set_config('role', 'authenticated', true), set_config('request.jwt.claims', $1, true)`, [claims]);
     };
+    const backend = (await operator.query<{ pid: number }>('select pg_backend_pid() as pid')).rows[0]!.pid;
     const times: number[] = [];
+    const cpuBefore = cpuSeconds(backend);
     for (let i = 0; i < heartbeats; i++) {
       await begin();
       const started = performance.now();
@@ -55,6 +64,7 @@ export async function runHeartbeats(heartbeats: number): Promise<HeartbeatFigure
       times.push(performance.now() - started);
       await operator.query('rollback');
     }
+    const dbCpuMs = ((cpuSeconds(backend) - cpuBefore) * 1000) / heartbeats;
     await begin();
     const { rows } = await operator.query<{ 'QUERY PLAN': string }>(`explain (analyze) ${upsert(player.address, 1)}`);
     await operator.query('rollback');
@@ -63,7 +73,7 @@ export async function runHeartbeats(heartbeats: number): Promise<HeartbeatFigure
       const trigger = /^Trigger (\S+): time=([\d.]+) calls=(\d+)/.exec(line);
       if (trigger) triggers[trigger[1]!] = { ms: Number(trigger[2]), calls: Number(trigger[3]) };
     }
-    return { heartbeats, db_ms_p50: round(percentile(times, 50), 3), db_ms_p90: round(percentile(times, 90), 3), triggers };
+    return { heartbeats, db_ms_p50: round(percentile(times, 50), 3), db_ms_p90: round(percentile(times, 90), 3), db_cpu_ms: round(dbCpuMs, 3), triggers };
   } finally {
     await operator?.end();
     await server.stop();
