@@ -975,8 +975,19 @@ CREATE FUNCTION game_private.is_player()
  STABLE
  SET search_path TO ''
 AS $function$
+declare
+  claims text := current_setting('request.jwt.claims', true);
 begin
-  return coalesce(auth.role(), '') = 'authenticated';
+  if claims <> '' and current_setting('tessera.player_claims', true) = claims then
+    return true;
+  end if;
+  if coalesce(auth.role(), '') <> 'authenticated' then
+    return false;
+  end if;
+  if claims <> '' then
+    perform set_config('tessera.player_claims', claims, true);
+  end if;
+  return true;
 end $function$;
 
 --
@@ -2797,13 +2808,13 @@ CREATE TRIGGER game_blocks_activity AFTER INSERT ON public.game_blocks REFERENCI
 -- Name: game_blocks game_blocks_anchored; Type: TRIGGER; Schema: public; Owner: -
 --
 
-CREATE TRIGGER game_blocks_anchored BEFORE UPDATE ON public.game_blocks FOR EACH ROW WHEN ((((new.x IS DISTINCT FROM old.x) OR (new.y IS DISTINCT FROM old.y)) AND (COALESCE(auth.role(), ''::text) = 'authenticated'::text))) EXECUTE FUNCTION game_private.refuse_block_move();
+CREATE TRIGGER game_blocks_anchored BEFORE UPDATE ON public.game_blocks FOR EACH ROW WHEN ((((new.x IS DISTINCT FROM old.x) OR (new.y IS DISTINCT FROM old.y)) AND game_private.is_player())) EXECUTE FUNCTION game_private.refuse_block_move();
 
 --
 -- Name: game_blocks game_blocks_banned; Type: TRIGGER; Schema: public; Owner: -
 --
 
-CREATE TRIGGER game_blocks_banned BEFORE INSERT OR DELETE OR UPDATE ON public.game_blocks FOR EACH STATEMENT WHEN ((COALESCE(auth.role(), ''::text) = 'authenticated'::text)) EXECUTE FUNCTION game_private.refuse_banned('play');
+CREATE TRIGGER game_blocks_banned BEFORE INSERT OR DELETE OR UPDATE ON public.game_blocks FOR EACH STATEMENT WHEN (game_private.is_player()) EXECUTE FUNCTION game_private.refuse_banned('play');
 
 --
 -- Name: game_blocks game_blocks_broadcast_delete; Type: TRIGGER; Schema: public; Owner: -
@@ -2857,7 +2868,7 @@ CREATE TRIGGER game_blocks_history_update AFTER UPDATE ON public.game_blocks REF
 -- Name: game_blocks game_blocks_name_free; Type: TRIGGER; Schema: public; Owner: -
 --
 
-CREATE TRIGGER game_blocks_name_free BEFORE INSERT OR UPDATE ON public.game_blocks FOR EACH ROW WHEN ((COALESCE(auth.role(), ''::text) = 'authenticated'::text)) EXECUTE FUNCTION game_private.check_name_free('player_name', 'player_id');
+CREATE TRIGGER game_blocks_name_free BEFORE INSERT OR UPDATE ON public.game_blocks FOR EACH ROW WHEN (game_private.is_player()) EXECUTE FUNCTION game_private.check_name_free('player_name', 'player_id');
 
 --
 -- Name: game_blocks game_blocks_orphans; Type: TRIGGER; Schema: public; Owner: -
@@ -2869,19 +2880,19 @@ CREATE TRIGGER game_blocks_orphans AFTER DELETE ON public.game_blocks REFERENCIN
 -- Name: game_blocks game_blocks_rate; Type: TRIGGER; Schema: public; Owner: -
 --
 
-CREATE TRIGGER game_blocks_rate BEFORE INSERT OR DELETE OR UPDATE ON public.game_blocks FOR EACH ROW WHEN ((COALESCE(auth.role(), ''::text) = 'authenticated'::text)) EXECUTE FUNCTION game_private.limit_rate('blocks', '40', '8');
+CREATE TRIGGER game_blocks_rate BEFORE INSERT OR DELETE OR UPDATE ON public.game_blocks FOR EACH ROW WHEN (game_private.is_player()) EXECUTE FUNCTION game_private.limit_rate('blocks', '40', '8');
 
 --
 -- Name: game_blocks game_blocks_reach; Type: TRIGGER; Schema: public; Owner: -
 --
 
-CREATE TRIGGER game_blocks_reach BEFORE INSERT OR DELETE OR UPDATE ON public.game_blocks FOR EACH ROW WHEN ((COALESCE(auth.role(), ''::text) = 'authenticated'::text)) EXECUTE FUNCTION game_private.check_block_reach();
+CREATE TRIGGER game_blocks_reach BEFORE INSERT OR DELETE OR UPDATE ON public.game_blocks FOR EACH ROW WHEN (game_private.is_player()) EXECUTE FUNCTION game_private.check_block_reach();
 
 --
 -- Name: game_blocks game_blocks_rights; Type: TRIGGER; Schema: public; Owner: -
 --
 
-CREATE TRIGGER game_blocks_rights BEFORE INSERT OR DELETE OR UPDATE ON public.game_blocks FOR EACH ROW WHEN ((COALESCE(auth.role(), ''::text) = 'authenticated'::text)) EXECUTE FUNCTION game_private.check_claimed_land();
+CREATE TRIGGER game_blocks_rights BEFORE INSERT OR DELETE OR UPDATE ON public.game_blocks FOR EACH ROW WHEN (game_private.is_player()) EXECUTE FUNCTION game_private.check_claimed_land();
 
 --
 -- Name: game_blocks game_blocks_stamp; Type: TRIGGER; Schema: public; Owner: -
@@ -2893,13 +2904,13 @@ CREATE TRIGGER game_blocks_stamp BEFORE INSERT OR UPDATE ON public.game_blocks F
 -- Name: game_blocks game_blocks_support; Type: TRIGGER; Schema: public; Owner: -
 --
 
-CREATE TRIGGER game_blocks_support BEFORE INSERT ON public.game_blocks FOR EACH ROW WHEN ((COALESCE(auth.role(), ''::text) = 'authenticated'::text)) EXECUTE FUNCTION game_private.check_support();
+CREATE TRIGGER game_blocks_support BEFORE INSERT ON public.game_blocks FOR EACH ROW WHEN (game_private.is_player()) EXECUTE FUNCTION game_private.check_support();
 
 --
 -- Name: game_chat_messages game_chat_messages_banned; Type: TRIGGER; Schema: public; Owner: -
 --
 
-CREATE TRIGGER game_chat_messages_banned BEFORE INSERT ON public.game_chat_messages FOR EACH STATEMENT WHEN ((COALESCE(auth.role(), ''::text) = 'authenticated'::text)) EXECUTE FUNCTION game_private.refuse_banned('chat');
+CREATE TRIGGER game_chat_messages_banned BEFORE INSERT ON public.game_chat_messages FOR EACH STATEMENT WHEN (game_private.is_player()) EXECUTE FUNCTION game_private.refuse_banned('chat');
 
 --
 -- Name: game_chat_messages game_chat_messages_clean_names; Type: TRIGGER; Schema: public; Owner: -
@@ -2929,7 +2940,7 @@ CREATE TRIGGER game_chat_messages_rate BEFORE INSERT ON public.game_chat_message
 -- Name: game_chat_messages game_chat_messages_rate_delete; Type: TRIGGER; Schema: public; Owner: -
 --
 
-CREATE TRIGGER game_chat_messages_rate_delete BEFORE DELETE ON public.game_chat_messages FOR EACH ROW WHEN ((COALESCE(auth.role(), ''::text) = 'authenticated'::text)) EXECUTE FUNCTION game_private.limit_direct_rate('chat messages', '5', '0.5');
+CREATE TRIGGER game_chat_messages_rate_delete BEFORE DELETE ON public.game_chat_messages FOR EACH ROW WHEN (game_private.is_player()) EXECUTE FUNCTION game_private.limit_direct_rate('chat messages', '5', '0.5');
 
 --
 -- Name: game_chat_messages game_chat_messages_stamp; Type: TRIGGER; Schema: public; Owner: -
@@ -2947,7 +2958,7 @@ CREATE TRIGGER game_claim_members_authority BEFORE INSERT ON public.game_claim_m
 -- Name: game_claim_members game_claim_members_banned; Type: TRIGGER; Schema: public; Owner: -
 --
 
-CREATE TRIGGER game_claim_members_banned BEFORE INSERT OR DELETE OR UPDATE ON public.game_claim_members FOR EACH STATEMENT WHEN ((COALESCE(auth.role(), ''::text) = 'authenticated'::text)) EXECUTE FUNCTION game_private.refuse_banned('play');
+CREATE TRIGGER game_claim_members_banned BEFORE INSERT OR DELETE OR UPDATE ON public.game_claim_members FOR EACH STATEMENT WHEN (game_private.is_player()) EXECUTE FUNCTION game_private.refuse_banned('play');
 
 --
 -- Name: game_claim_members game_claim_members_broadcast_delete; Type: TRIGGER; Schema: public; Owner: -
@@ -2965,13 +2976,13 @@ CREATE TRIGGER game_claim_members_broadcast_insert AFTER INSERT ON public.game_c
 -- Name: game_claim_members game_claim_members_rate; Type: TRIGGER; Schema: public; Owner: -
 --
 
-CREATE TRIGGER game_claim_members_rate BEFORE INSERT ON public.game_claim_members FOR EACH ROW WHEN ((COALESCE(auth.role(), ''::text) = 'authenticated'::text)) EXECUTE FUNCTION game_private.limit_rate('claim changes', '20', '0.5');
+CREATE TRIGGER game_claim_members_rate BEFORE INSERT ON public.game_claim_members FOR EACH ROW WHEN (game_private.is_player()) EXECUTE FUNCTION game_private.limit_rate('claim changes', '20', '0.5');
 
 --
 -- Name: game_claim_members game_claim_members_rate_delete; Type: TRIGGER; Schema: public; Owner: -
 --
 
-CREATE TRIGGER game_claim_members_rate_delete BEFORE DELETE ON public.game_claim_members FOR EACH ROW WHEN ((COALESCE(auth.role(), ''::text) = 'authenticated'::text)) EXECUTE FUNCTION game_private.limit_direct_rate('claim changes', '20', '0.5');
+CREATE TRIGGER game_claim_members_rate_delete BEFORE DELETE ON public.game_claim_members FOR EACH ROW WHEN (game_private.is_player()) EXECUTE FUNCTION game_private.limit_direct_rate('claim changes', '20', '0.5');
 
 --
 -- Name: game_claims game_claims_authority; Type: TRIGGER; Schema: public; Owner: -
@@ -2983,7 +2994,7 @@ CREATE TRIGGER game_claims_authority BEFORE INSERT ON public.game_claims FOR EAC
 -- Name: game_claims game_claims_banned; Type: TRIGGER; Schema: public; Owner: -
 --
 
-CREATE TRIGGER game_claims_banned BEFORE INSERT OR DELETE OR UPDATE ON public.game_claims FOR EACH STATEMENT WHEN ((COALESCE(auth.role(), ''::text) = 'authenticated'::text)) EXECUTE FUNCTION game_private.refuse_banned('play');
+CREATE TRIGGER game_claims_banned BEFORE INSERT OR DELETE OR UPDATE ON public.game_claims FOR EACH STATEMENT WHEN (game_private.is_player()) EXECUTE FUNCTION game_private.refuse_banned('play');
 
 --
 -- Name: game_claims game_claims_broadcast_delete; Type: TRIGGER; Schema: public; Owner: -
@@ -3001,13 +3012,13 @@ CREATE TRIGGER game_claims_broadcast_insert AFTER INSERT ON public.game_claims R
 -- Name: game_claims game_claims_rate; Type: TRIGGER; Schema: public; Owner: -
 --
 
-CREATE TRIGGER game_claims_rate BEFORE INSERT ON public.game_claims FOR EACH ROW WHEN ((COALESCE(auth.role(), ''::text) = 'authenticated'::text)) EXECUTE FUNCTION game_private.limit_rate('claim changes', '20', '0.5');
+CREATE TRIGGER game_claims_rate BEFORE INSERT ON public.game_claims FOR EACH ROW WHEN (game_private.is_player()) EXECUTE FUNCTION game_private.limit_rate('claim changes', '20', '0.5');
 
 --
 -- Name: game_claims game_claims_rate_delete; Type: TRIGGER; Schema: public; Owner: -
 --
 
-CREATE TRIGGER game_claims_rate_delete BEFORE DELETE ON public.game_claims FOR EACH ROW WHEN ((COALESCE(auth.role(), ''::text) = 'authenticated'::text)) EXECUTE FUNCTION game_private.limit_direct_rate('claim changes', '20', '0.5');
+CREATE TRIGGER game_claims_rate_delete BEFORE DELETE ON public.game_claims FOR EACH ROW WHEN (game_private.is_player()) EXECUTE FUNCTION game_private.limit_direct_rate('claim changes', '20', '0.5');
 
 --
 -- Name: game_combat_logs game_combat_logs_authority; Type: TRIGGER; Schema: public; Owner: -
@@ -3019,7 +3030,7 @@ CREATE TRIGGER game_combat_logs_authority BEFORE INSERT ON public.game_combat_lo
 -- Name: game_combat_logs game_combat_logs_banned; Type: TRIGGER; Schema: public; Owner: -
 --
 
-CREATE TRIGGER game_combat_logs_banned BEFORE INSERT ON public.game_combat_logs FOR EACH STATEMENT WHEN ((COALESCE(auth.role(), ''::text) = 'authenticated'::text)) EXECUTE FUNCTION game_private.refuse_banned('play');
+CREATE TRIGGER game_combat_logs_banned BEFORE INSERT ON public.game_combat_logs FOR EACH STATEMENT WHEN (game_private.is_player()) EXECUTE FUNCTION game_private.refuse_banned('play');
 
 --
 -- Name: game_combat_logs game_combat_logs_clean_names; Type: TRIGGER; Schema: public; Owner: -
@@ -3043,13 +3054,13 @@ CREATE TRIGGER game_combat_logs_name_free BEFORE INSERT ON public.game_combat_lo
 -- Name: game_combat_logs game_combat_logs_rate; Type: TRIGGER; Schema: public; Owner: -
 --
 
-CREATE TRIGGER game_combat_logs_rate BEFORE INSERT ON public.game_combat_logs FOR EACH ROW WHEN ((COALESCE(auth.role(), ''::text) = 'authenticated'::text)) EXECUTE FUNCTION game_private.limit_direct_rate('hits', '6', '4');
+CREATE TRIGGER game_combat_logs_rate BEFORE INSERT ON public.game_combat_logs FOR EACH ROW WHEN (game_private.is_player()) EXECUTE FUNCTION game_private.limit_direct_rate('hits', '6', '4');
 
 --
 -- Name: game_mutes game_mutes_banned; Type: TRIGGER; Schema: public; Owner: -
 --
 
-CREATE TRIGGER game_mutes_banned BEFORE INSERT OR DELETE ON public.game_mutes FOR EACH STATEMENT WHEN ((COALESCE(auth.role(), ''::text) = 'authenticated'::text)) EXECUTE FUNCTION game_private.refuse_banned('play');
+CREATE TRIGGER game_mutes_banned BEFORE INSERT OR DELETE ON public.game_mutes FOR EACH STATEMENT WHEN (game_private.is_player()) EXECUTE FUNCTION game_private.refuse_banned('play');
 
 --
 -- Name: game_mutes game_mutes_check; Type: TRIGGER; Schema: public; Owner: -
@@ -3061,7 +3072,7 @@ CREATE TRIGGER game_mutes_check BEFORE INSERT ON public.game_mutes FOR EACH ROW 
 -- Name: game_mutes game_mutes_rate; Type: TRIGGER; Schema: public; Owner: -
 --
 
-CREATE TRIGGER game_mutes_rate BEFORE INSERT OR DELETE ON public.game_mutes FOR EACH ROW WHEN ((COALESCE(auth.role(), ''::text) = 'authenticated'::text)) EXECUTE FUNCTION game_private.limit_direct_rate('mutes', '20', '1');
+CREATE TRIGGER game_mutes_rate BEFORE INSERT OR DELETE ON public.game_mutes FOR EACH ROW WHEN (game_private.is_player()) EXECUTE FUNCTION game_private.limit_direct_rate('mutes', '20', '1');
 
 --
 -- Name: game_ops_log game_ops_log_append_only; Type: TRIGGER; Schema: public; Owner: -
@@ -3073,7 +3084,7 @@ CREATE TRIGGER game_ops_log_append_only BEFORE DELETE OR UPDATE OR TRUNCATE ON p
 -- Name: game_ops_log game_ops_log_rate; Type: TRIGGER; Schema: public; Owner: -
 --
 
-CREATE TRIGGER game_ops_log_rate BEFORE INSERT ON public.game_ops_log FOR EACH ROW WHEN ((COALESCE(auth.role(), ''::text) = 'authenticated'::text)) EXECUTE FUNCTION game_private.limit_rate('operator actions', '30', '1');
+CREATE TRIGGER game_ops_log_rate BEFORE INSERT ON public.game_ops_log FOR EACH ROW WHEN (game_private.is_player()) EXECUTE FUNCTION game_private.limit_rate('operator actions', '30', '1');
 
 --
 -- Name: game_player_stats game_player_stats_authority; Type: TRIGGER; Schema: public; Owner: -
@@ -3085,7 +3096,7 @@ CREATE TRIGGER game_player_stats_authority BEFORE INSERT OR UPDATE ON public.gam
 -- Name: game_player_stats game_player_stats_banned; Type: TRIGGER; Schema: public; Owner: -
 --
 
-CREATE TRIGGER game_player_stats_banned BEFORE INSERT OR DELETE OR UPDATE ON public.game_player_stats FOR EACH STATEMENT WHEN ((COALESCE(auth.role(), ''::text) = 'authenticated'::text)) EXECUTE FUNCTION game_private.refuse_banned('play');
+CREATE TRIGGER game_player_stats_banned BEFORE INSERT OR DELETE OR UPDATE ON public.game_player_stats FOR EACH STATEMENT WHEN (game_private.is_player()) EXECUTE FUNCTION game_private.refuse_banned('play');
 
 --
 -- Name: game_player_stats game_player_stats_clean_names; Type: TRIGGER; Schema: public; Owner: -
@@ -3103,13 +3114,13 @@ CREATE TRIGGER game_player_stats_name_free BEFORE INSERT OR UPDATE ON public.gam
 -- Name: game_player_stats game_player_stats_rate; Type: TRIGGER; Schema: public; Owner: -
 --
 
-CREATE TRIGGER game_player_stats_rate AFTER INSERT OR DELETE OR UPDATE ON public.game_player_stats FOR EACH ROW WHEN ((COALESCE(auth.role(), ''::text) = 'authenticated'::text)) EXECUTE FUNCTION game_private.limit_direct_rate('stats', '6', '4');
+CREATE TRIGGER game_player_stats_rate AFTER INSERT OR DELETE OR UPDATE ON public.game_player_stats FOR EACH ROW WHEN (game_private.is_player()) EXECUTE FUNCTION game_private.limit_direct_rate('stats', '6', '4');
 
 --
 -- Name: game_players game_players_banned; Type: TRIGGER; Schema: public; Owner: -
 --
 
-CREATE TRIGGER game_players_banned BEFORE INSERT OR DELETE OR UPDATE ON public.game_players FOR EACH STATEMENT WHEN ((COALESCE(auth.role(), ''::text) = 'authenticated'::text)) EXECUTE FUNCTION game_private.refuse_banned('play');
+CREATE TRIGGER game_players_banned BEFORE INSERT OR DELETE OR UPDATE ON public.game_players FOR EACH STATEMENT WHEN (game_private.is_player()) EXECUTE FUNCTION game_private.refuse_banned('play');
 
 --
 -- Name: game_players game_players_clean_names; Type: TRIGGER; Schema: public; Owner: -
@@ -3127,13 +3138,13 @@ CREATE TRIGGER game_players_hold_name BEFORE INSERT OR UPDATE ON public.game_pla
 -- Name: game_players game_players_lapse_insert; Type: TRIGGER; Schema: public; Owner: -
 --
 
-CREATE TRIGGER game_players_lapse_insert AFTER INSERT ON public.game_players FOR EACH ROW WHEN ((COALESCE(auth.role(), ''::text) = 'authenticated'::text)) EXECUTE FUNCTION game_private.drop_lapsed_claims();
+CREATE TRIGGER game_players_lapse_insert AFTER INSERT ON public.game_players FOR EACH ROW WHEN (game_private.is_player()) EXECUTE FUNCTION game_private.drop_lapsed_claims();
 
 --
 -- Name: game_players game_players_lapse_update; Type: TRIGGER; Schema: public; Owner: -
 --
 
-CREATE TRIGGER game_players_lapse_update AFTER UPDATE ON public.game_players FOR EACH ROW WHEN (((COALESCE(auth.role(), ''::text) = 'authenticated'::text) AND (old.last_seen < (now() - '60 days'::interval)))) EXECUTE FUNCTION game_private.drop_lapsed_claims();
+CREATE TRIGGER game_players_lapse_update AFTER UPDATE ON public.game_players FOR EACH ROW WHEN ((game_private.is_player() AND (old.last_seen < (now() - '60 days'::interval)))) EXECUTE FUNCTION game_private.drop_lapsed_claims();
 
 --
 -- Name: game_players game_players_movement; Type: TRIGGER; Schema: public; Owner: -
@@ -3145,13 +3156,13 @@ CREATE TRIGGER game_players_movement AFTER INSERT OR UPDATE ON public.game_playe
 -- Name: game_players game_players_play_time; Type: TRIGGER; Schema: public; Owner: -
 --
 
-CREATE TRIGGER game_players_play_time AFTER UPDATE ON public.game_players FOR EACH ROW WHEN (((COALESCE(auth.role(), ''::text) = 'authenticated'::text) AND ((old.x <> new.x) OR (old.y <> new.y)))) EXECUTE FUNCTION game_private.count_play_time();
+CREATE TRIGGER game_players_play_time AFTER UPDATE ON public.game_players FOR EACH ROW WHEN ((game_private.is_player() AND ((old.x <> new.x) OR (old.y <> new.y)))) EXECUTE FUNCTION game_private.count_play_time();
 
 --
 -- Name: game_players game_players_rate; Type: TRIGGER; Schema: public; Owner: -
 --
 
-CREATE TRIGGER game_players_rate AFTER INSERT OR DELETE OR UPDATE ON public.game_players FOR EACH ROW WHEN ((COALESCE(auth.role(), ''::text) = 'authenticated'::text)) EXECUTE FUNCTION game_private.limit_direct_rate('presence heartbeats', '10', '6');
+CREATE TRIGGER game_players_rate AFTER INSERT OR DELETE OR UPDATE ON public.game_players FOR EACH ROW WHEN (game_private.is_player()) EXECUTE FUNCTION game_private.limit_direct_rate('presence heartbeats', '10', '6');
 
 --
 -- Name: game_players game_players_stamp; Type: TRIGGER; Schema: public; Owner: -
@@ -3163,7 +3174,7 @@ CREATE TRIGGER game_players_stamp BEFORE INSERT OR UPDATE ON public.game_players
 -- Name: game_reports game_reports_banned; Type: TRIGGER; Schema: public; Owner: -
 --
 
-CREATE TRIGGER game_reports_banned BEFORE INSERT ON public.game_reports FOR EACH STATEMENT WHEN ((COALESCE(auth.role(), ''::text) = 'authenticated'::text)) EXECUTE FUNCTION game_private.refuse_banned('play');
+CREATE TRIGGER game_reports_banned BEFORE INSERT ON public.game_reports FOR EACH STATEMENT WHEN (game_private.is_player()) EXECUTE FUNCTION game_private.refuse_banned('play');
 
 --
 -- Name: game_reports game_reports_fill; Type: TRIGGER; Schema: public; Owner: -
@@ -3175,7 +3186,7 @@ CREATE TRIGGER game_reports_fill BEFORE INSERT ON public.game_reports FOR EACH R
 -- Name: game_voice_messages game_voice_messages_banned; Type: TRIGGER; Schema: public; Owner: -
 --
 
-CREATE TRIGGER game_voice_messages_banned BEFORE INSERT ON public.game_voice_messages FOR EACH STATEMENT WHEN ((COALESCE(auth.role(), ''::text) = 'authenticated'::text)) EXECUTE FUNCTION game_private.refuse_banned('chat');
+CREATE TRIGGER game_voice_messages_banned BEFORE INSERT ON public.game_voice_messages FOR EACH STATEMENT WHEN (game_private.is_player()) EXECUTE FUNCTION game_private.refuse_banned('chat');
 
 --
 -- Name: game_voice_messages game_voice_messages_clean_names; Type: TRIGGER; Schema: public; Owner: -
@@ -3211,7 +3222,7 @@ CREATE TRIGGER game_voice_messages_rate BEFORE INSERT ON public.game_voice_messa
 -- Name: game_voice_messages game_voice_messages_rate_delete; Type: TRIGGER; Schema: public; Owner: -
 --
 
-CREATE TRIGGER game_voice_messages_rate_delete BEFORE DELETE ON public.game_voice_messages FOR EACH ROW WHEN ((COALESCE(auth.role(), ''::text) = 'authenticated'::text)) EXECUTE FUNCTION game_private.limit_direct_rate('voice clips', '3', '0.2');
+CREATE TRIGGER game_voice_messages_rate_delete BEFORE DELETE ON public.game_voice_messages FOR EACH ROW WHEN (game_private.is_player()) EXECUTE FUNCTION game_private.limit_direct_rate('voice clips', '3', '0.2');
 
 --
 -- Name: game_voice_messages game_voice_messages_stamp; Type: TRIGGER; Schema: public; Owner: -
