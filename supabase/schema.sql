@@ -1721,13 +1721,15 @@ CREATE FUNCTION public.is_valid_appearance(a jsonb)
 AS $function$
 begin
   return jsonb_typeof(a) = 'object'
-    and not exists (
-      select 1 from jsonb_each(a) e
-      where e.key not in ('skinColor', 'hairColor', 'hairStyle', 'shirtColor', 'shirtStyle', 'pantsColor', 'shoeColor')
-        or jsonb_typeof(e.value) <> 'string'
-        or (e.key like '%Color' and (e.value #>> '{}') !~ '^#[0-9A-Fa-f]{6}$')
-        or (e.key = 'hairStyle' and (e.value #>> '{}') not in ('short', 'long', 'curly', 'bald'))
-        or (e.key = 'shirtStyle' and (e.value #>> '{}') not in ('casual', 'tank', 'hoodie', 'formal')));
+    and a - array['skinColor', 'hairColor', 'hairStyle', 'shirtColor', 'shirtStyle', 'pantsColor', 'shoeColor'] = '{}'::jsonb
+    -- Each key present holds a string of its form; a key absent passes; a JSON null is no string.
+    and coalesce(a ->> 'skinColor' ~ '^#[0-9A-Fa-f]{6}$' and jsonb_typeof(a -> 'skinColor') = 'string', not a ? 'skinColor')
+    and coalesce(a ->> 'hairColor' ~ '^#[0-9A-Fa-f]{6}$' and jsonb_typeof(a -> 'hairColor') = 'string', not a ? 'hairColor')
+    and coalesce(a ->> 'shirtColor' ~ '^#[0-9A-Fa-f]{6}$' and jsonb_typeof(a -> 'shirtColor') = 'string', not a ? 'shirtColor')
+    and coalesce(a ->> 'pantsColor' ~ '^#[0-9A-Fa-f]{6}$' and jsonb_typeof(a -> 'pantsColor') = 'string', not a ? 'pantsColor')
+    and coalesce(a ->> 'shoeColor' ~ '^#[0-9A-Fa-f]{6}$' and jsonb_typeof(a -> 'shoeColor') = 'string', not a ? 'shoeColor')
+    and coalesce(a ->> 'hairStyle' in ('short', 'long', 'curly', 'bald') and jsonb_typeof(a -> 'hairStyle') = 'string', not a ? 'hairStyle')
+    and coalesce(a ->> 'shirtStyle' in ('casual', 'tank', 'hoodie', 'formal') and jsonb_typeof(a -> 'shirtStyle') = 'string', not a ? 'shirtStyle');
 end $function$;
 
 --
@@ -3126,7 +3128,13 @@ CREATE TRIGGER game_players_banned BEFORE INSERT OR DELETE OR UPDATE ON public.g
 -- Name: game_players game_players_clean_names; Type: TRIGGER; Schema: public; Owner: -
 --
 
-CREATE TRIGGER game_players_clean_names BEFORE INSERT OR UPDATE ON public.game_players FOR EACH ROW EXECUTE FUNCTION game_private.clean_names('player_name');
+CREATE TRIGGER game_players_clean_names BEFORE INSERT ON public.game_players FOR EACH ROW EXECUTE FUNCTION game_private.clean_names('player_name');
+
+--
+-- Name: game_players game_players_clean_names_changed; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER game_players_clean_names_changed BEFORE UPDATE ON public.game_players FOR EACH ROW WHEN ((new.player_name IS DISTINCT FROM old.player_name)) EXECUTE FUNCTION game_private.clean_names('player_name');
 
 --
 -- Name: game_players game_players_hold_name; Type: TRIGGER; Schema: public; Owner: -
