@@ -15,14 +15,16 @@ language plpgsql immutable set search_path = '' as $$
 begin
   return jsonb_typeof(a) = 'object'
     and a - array['skinColor', 'hairColor', 'hairStyle', 'shirtColor', 'shirtStyle', 'pantsColor', 'shoeColor'] = '{}'::jsonb
-    -- Each key present holds a string of its form; a key absent passes; a JSON null is no string.
-    and coalesce(a ->> 'skinColor' ~ '^#[0-9A-Fa-f]{6}$' and jsonb_typeof(a -> 'skinColor') = 'string', not a ? 'skinColor')
-    and coalesce(a ->> 'hairColor' ~ '^#[0-9A-Fa-f]{6}$' and jsonb_typeof(a -> 'hairColor') = 'string', not a ? 'hairColor')
-    and coalesce(a ->> 'shirtColor' ~ '^#[0-9A-Fa-f]{6}$' and jsonb_typeof(a -> 'shirtColor') = 'string', not a ? 'shirtColor')
-    and coalesce(a ->> 'pantsColor' ~ '^#[0-9A-Fa-f]{6}$' and jsonb_typeof(a -> 'pantsColor') = 'string', not a ? 'pantsColor')
-    and coalesce(a ->> 'shoeColor' ~ '^#[0-9A-Fa-f]{6}$' and jsonb_typeof(a -> 'shoeColor') = 'string', not a ? 'shoeColor')
-    and coalesce(a ->> 'hairStyle' in ('short', 'long', 'curly', 'bald') and jsonb_typeof(a -> 'hairStyle') = 'string', not a ? 'hairStyle')
-    and coalesce(a ->> 'shirtStyle' in ('casual', 'tank', 'hoodie', 'formal') and jsonb_typeof(a -> 'shirtStyle') = 'string', not a ? 'shirtStyle');
+    -- Each key present holds its form, which only a string's text can match (a number, array,
+    -- object or boolean never reads as '#rrggbb' or a style's name); a key absent passes, and a
+    -- JSON null, whose text is SQL null, falls to `not a ? key`: false.
+    and coalesce(a ->> 'skinColor' ~ '^#[0-9A-Fa-f]{6}$', not a ? 'skinColor')
+    and coalesce(a ->> 'hairColor' ~ '^#[0-9A-Fa-f]{6}$', not a ? 'hairColor')
+    and coalesce(a ->> 'shirtColor' ~ '^#[0-9A-Fa-f]{6}$', not a ? 'shirtColor')
+    and coalesce(a ->> 'pantsColor' ~ '^#[0-9A-Fa-f]{6}$', not a ? 'pantsColor')
+    and coalesce(a ->> 'shoeColor' ~ '^#[0-9A-Fa-f]{6}$', not a ? 'shoeColor')
+    and coalesce(a ->> 'hairStyle' in ('short', 'long', 'curly', 'bald'), not a ? 'hairStyle')
+    and coalesce(a ->> 'shirtStyle' in ('casual', 'tank', 'hoodie', 'formal'), not a ? 'shirtStyle');
 end $$;
 
 drop trigger game_players_clean_names on public.game_players;
