@@ -9,7 +9,7 @@
 import type pg from 'pg';
 import { DEFAULT_APPEARANCE } from '../components/appearance-types.js';
 import { signInPlayer, startTestServer } from '../test/support/harness.js';
-import { accessToken } from '../test/support/live.js';
+import { claimsText } from '../test/support/live.js';
 import { enterAtSpawn } from '../test/support/rules.js';
 import { connectAsOperator } from '../test/support/server.js';
 import { cpuSeconds } from './processes.js';
@@ -49,7 +49,7 @@ export async function runHeartbeats(heartbeats: number): Promise<HeartbeatFigure
     operator = await connectAsOperator(server);
     const player = await signInPlayer(server);
     await enterAtSpawn(player, 'Beat');
-    const claims = Buffer.from((await accessToken(player)).split('.')[1]!, 'base64url').toString('utf8');
+    const claims = await claimsText(player);
     const begin = async () => {
       await operator!.query('begin');
       await operator!.query(`select set_config('role', 'authenticated', true), set_config('request.jwt.claims', $1, true)`, [claims]);

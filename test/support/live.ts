@@ -62,6 +62,11 @@ export async function accessToken(player: TestPlayer): Promise<string> {
   return data.session.access_token;
 }
 
+/** The claims of the player's access token as JSON text, as the server sets them in `request.jwt.claims` for its requests. */
+export async function claimsText(player: TestPlayer): Promise<string> {
+  return Buffer.from((await accessToken(player)).split('.')[1]!, 'base64url').toString('utf8');
+}
+
 /** A raw Phoenix client (vsn 2.0.0): every received frame is kept, text parsed as JSON, binary as Buffer. */
 export interface RawSocket {
   ws: WebSocket;

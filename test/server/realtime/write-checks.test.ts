@@ -11,7 +11,7 @@ import { openPool } from '../../../server/db/pool.js';
 import type { Claims, Database } from '../../../server/db/index.js';
 import { authorizeWrites, type WriteCheck } from '../../../server/realtime/authorization.js';
 import { signInPlayer, startTestServer, type TestPlayer, type TestServer } from '../../support/harness.js';
-import { accessToken, joinRegion, rawSocket } from '../../support/live.js';
+import { accessToken, claimsText, joinRegion, rawSocket } from '../../support/live.js';
 import { metricSamples } from '../../support/metrics.js';
 import { enterAtSpawn } from '../../support/rules.js';
 import { connectAsOperator, operatorConfig } from '../../support/server.js';
@@ -28,7 +28,7 @@ const RAISING_TOPIC = 'region:raise';
 
 /** The claims of a player's access token, as the server sets them. */
 async function claimsOf(player: TestPlayer): Promise<Claims> {
-  return JSON.parse(Buffer.from((await accessToken(player)).split('.')[1]!, 'base64url').toString('utf8')) as Claims;
+  return JSON.parse(await claimsText(player)) as Claims;
 }
 
 const anon = { role: 'anon' } as Claims;

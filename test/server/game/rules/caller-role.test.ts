@@ -10,6 +10,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { connectAsOperator } from '../../../support/server.js';
 import { signInPlayer, startTestServer, type TestPlayer, type TestServer } from '../../../support/harness.js';
+import { claimsText } from '../../../support/live.js';
 
 let server: TestServer;
 let admin: pg.Client;
@@ -29,12 +30,6 @@ test.after(async () => {
 const SERVICE_CLAIMS = '{"role":"service_role"}';
 const ANON_CLAIMS = '{"role":"anon"}';
 
-/** The claims of a player's access token, as the server sets them for its requests. */
-async function claimsOf(player: TestPlayer): Promise<string> {
-  const token = (await player.client.auth.getSession()).data.session!.access_token;
-  return Buffer.from(token.split('.')[1]!, 'base64url').toString('utf8');
-}
-
 /** Runs the rest of `admin`'s open transaction as `role` under `claims`. */
 async function actAs(role: string, claims: string): Promise<void> {
   await admin.query(`select set_config('role', $1, true), set_config('request.jwt.claims', $2, true)`, [role, claims]);
@@ -47,7 +42,7 @@ async function isPlayerUnder(claims: string): Promise<boolean> {
 }
 
 test('claims switched within one transaction are decided each time; only a player is kept', async () => {
-  const aliceClaims = await claimsOf(alice);
+  const aliceClaims = await claimsText(alice);
   await admin.query('begin');
   try {
     const seen = [];
@@ -71,7 +66,7 @@ test('an answer written by hand for other claims is not believed', async () => {
 });
 
 test("a trigger for players only spends a player's rate, and not the service role's, in one transaction", async () => {
-  const aliceClaims = await claimsOf(alice);
+  const aliceClaims = await claimsText(alice);
   const upsert = `insert into public.game_players (player_id, player_name, x, y) values ($1, 'Alice', 0, 0)
     on conflict (player_id) do update set x = excluded.x`;
   const bucket = async () => {

@@ -9,6 +9,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { connectAsOperator } from '../../../support/server.js';
 import { signInPlayer, startTestServer, type TestPlayer, type TestServer } from '../../../support/harness.js';
+import { claimsText } from '../../../support/live.js';
 
 let server: TestServer;
 let admin: pg.Client;
@@ -26,12 +27,6 @@ test.after(async () => {
   await server.stop();
 });
 
-/** The claims of a player's access token, as the server sets them for its requests. */
-async function claimsOf(player: TestPlayer): Promise<string> {
-  const token = (await player.client.auth.getSession()).data.session!.access_token;
-  return Buffer.from(token.split('.')[1]!, 'base64url').toString('utf8');
-}
-
 /** The wallet the function names under `claims`, in the open transaction of `admin`. */
 async function walletUnder(claims: string): Promise<string | null> {
   await admin.query(`select set_config('role', 'authenticated', true), set_config('request.jwt.claims', $1, true)`, [claims]);
@@ -41,7 +36,7 @@ async function walletUnder(claims: string): Promise<string | null> {
 }
 
 test('claims switched within one transaction each name their own wallet, again and again', async () => {
-  const [aliceClaims, bobClaims] = await Promise.all([claimsOf(alice), claimsOf(bob)]);
+  const [aliceClaims, bobClaims] = await Promise.all([claimsText(alice), claimsText(bob)]);
   await admin.query('begin');
   try {
     const seen = [];
@@ -56,7 +51,7 @@ test('claims switched within one transaction each name their own wallet, again a
 });
 
 test("a kept wallet written by hand for other claims is not believed: the caller's own is looked up", async () => {
-  const bobClaims = await claimsOf(bob);
+  const bobClaims = await claimsText(bob);
   await admin.query('begin');
   try {
     await admin.query(`select set_config('tessera.wallet', $1, true), set_config('tessera.wallet_claims', '{"sub":"someone else"}', true)`, [alice.address]);
