@@ -38,7 +38,9 @@ process.stdout.write = ((chunk: unknown, ...rest: unknown[]) => {
 
 /** Total minus passed in uvu's summary (0 when it cannot be read). */
 function testsNotPassed(summary: string): number {
-  const plain = summary.replace(/\u001b\[[0-9;]*m/g, '');
+  const colourless = summary.replace(/\u001b\[[0-9;]*m/g, '');
+  // The summary is the last "Total:" written; a test's own output above it may use the word.
+  const plain = colourless.slice(Math.max(0, colourless.lastIndexOf('Total:')));
   const total = Number(/Total:\s+(\d+)/.exec(plain)?.[1]);
   const passed = Number(/Passed:\s+(\d+)/.exec(plain)?.[1]);
   return Number.isFinite(total) && Number.isFinite(passed) ? total - passed : 0;
