@@ -4,10 +4,12 @@
  *
  * - "cpu": the same crowd (PLAYERS in one screen, then PLAYERS in groups of eight far apart) on
  *   one node, then split evenly over two: CPU of the nodes' own processes (/proc/<pid>/stat) per
- *   player and second, and the ratio two nodes / one.
+ *   player and second, and the ratio two nodes / one. Full runs measure CROWD_RUNS pairs of
+ *   clusters (one node, two nodes, the order swapped each run) and print medians and each run's ratio.
  * - "poses": in the two-node screen crowd, pose latency (the sender's clock to its receipt) p99
  *   between bots on the same node and on different nodes, and the bus's publish-to-delivery
- *   p50/p99 (`tessera_bus_delivery_seconds` of every node: a bucket's upper bound).
+ *   p50/p99 (`tessera_bus_delivery_seconds` of every node: a bucket's upper bound), medians over
+ *   the runs of "cpu", with each run's cross-node minus same-node p99.
  * - "blocks": builders on node 1 place and remove blocks in one region; a listener on node 1 and
  *   one on node 2 follow its blocks topic: p99 from a change's request to its arrival on each, and
  *   changes node 2 heard in another order than node 1 delivered them.
@@ -29,11 +31,13 @@ import {
   type BlockChangeSent, type Builder, type Heard, type Shape,
 } from './cluster-load.js';
 import { inBatches } from './capacity-support.js';
-import { percentile, pick, printHeader, printRow, round } from './stats.js';
+import { median, percentile, pick, printHeader, printRow, round } from './stats.js';
 
 const CASES = (process.argv.find((arg) => arg.startsWith('--case='))?.slice('--case='.length) ?? 'cpu,poses,blocks,placements,node_loss').split(',');
 const PLAYERS = pick(250, 40);
 const SECONDS = pick(20, 6);
+/** Runs of the crowds (cpu, poses), each on a new cluster of one node and of two. */
+const CROWD_RUNS = pick(3, 1);
 const WALK_WARMUP_MS = 2000;
 const SHAPES: Shape[] = ['screen', 'spread'];
 /** Block changes the blocks case makes, and its builders. */
@@ -207,34 +211,70 @@ async function withCluster<T>(nodes: number, work: (cluster: TestCluster) => Pro
 }
 
 const crowds = CASES.includes('cpu') || CASES.includes('poses');
-printHeader('cluster', { warmups: 0, runs: 1, cases: CASES, players: PLAYERS, seconds: SECONDS, changes: CHANGES, builders: BUILDERS });
-const one = CASES.some((c) => ['cpu', 'poses', 'placements'].includes(c)) ? await withCluster(1, async (cluster) => ({
-  crowds: crowds ? [await runCrowd(cluster, 'screen', 'One'), await runCrowd(cluster, 'spread', 'OneSpread')] : [],
-  placements: CASES.includes('placements') ? await runPlacements(cluster) : null,
-})) : { crowds: [], placements: null };
-await withCluster(2, async (cluster) => {
-  if (crowds) {
-    for (const [i, shape] of SHAPES.entries()) {
-      const two = await runCrowd(cluster, shape, shape === 'screen' ? 'Two' : 'TwoSpread');
-      const single = one.crowds[i]!;
-      if (CASES.includes('cpu')) {
-        printRow({
-          bench: 'cluster', case: 'cpu', shape, players: PLAYERS, one_node_ms_per_player_s: round(single.msPerPlayerS, 3), two_nodes_ms_per_player_s: round(two.msPerPlayerS, 3),
-          ratio: round(two.msPerPlayerS / single.msPerPlayerS, 2), two_nodes_each: two.perNode, ready: [single.ready, two.ready],
-          postgres_ms_per_player_s: [round(single.postgresMsPerPlayerS, 3), round(two.postgresMsPerPlayerS, 3)], seconds: SECONDS,
-        });
-      }
-      if (shape === 'screen' && CASES.includes('poses')) {
-        printRow({ bench: 'cluster', case: 'poses', same_node_p99_ms: two.sameNodeP99, cross_node_p99_ms: two.crossNodeP99, bus_p50_ms: two.busP50, bus_p99_ms: two.busP99, players: PLAYERS });
-      }
+printHeader('cluster', { warmups: 0, runs: CROWD_RUNS, cases: CASES, players: PLAYERS, seconds: SECONDS, changes: CHANGES, builders: BUILDERS });
+
+/** Each shape's crowd on one cluster of `nodes` nodes, in SHAPES order. */
+function crowdsOn(nodes: number): Promise<CrowdRun[]> {
+  return withCluster(nodes, async (cluster) => {
+    const runs: CrowdRun[] = [];
+    for (const shape of SHAPES) runs.push(await runCrowd(cluster, shape, `${nodes === 1 ? 'One' : 'Two'}${shape === 'screen' ? '' : 'Spread'}`));
+    return runs;
+  });
+}
+
+/** Prints the cpu and poses lines of CROWD_RUNS runs: medians, and each run's figures. */
+function printCrowds(one: CrowdRun[][], two: CrowdRun[][]): void {
+  for (const [i, shape] of SHAPES.entries()) {
+    const single = one.map((runs) => runs[i]!);
+    const split = two.map((runs) => runs[i]!);
+    const ratios = split.map((run, r) => run.msPerPlayerS / single[r]!.msPerPlayerS);
+    if (CASES.includes('cpu')) {
+      printRow({
+        bench: 'cluster', case: 'cpu', shape, players: PLAYERS,
+        one_node_ms_per_player_s: round(median(single.map((run) => run.msPerPlayerS)), 3), two_nodes_ms_per_player_s: round(median(split.map((run) => run.msPerPlayerS)), 3),
+        ratio: round(median(ratios), 2), ratios: ratios.map((ratio) => round(ratio, 2)), two_nodes_each: split.map((run) => run.perNode),
+        ready: [single.map((run) => run.ready), split.map((run) => run.ready)],
+        postgres_ms_per_player_s: [round(median(single.map((run) => run.postgresMsPerPlayerS)), 3), round(median(split.map((run) => run.postgresMsPerPlayerS)), 3)],
+        seconds: SECONDS, runs: CROWD_RUNS,
+      });
+    }
+    if (shape === 'screen' && CASES.includes('poses')) {
+      const medianOf = (figure: (run: CrowdRun) => number) => round(median(split.map(figure)), 1);
+      printRow({
+        bench: 'cluster', case: 'poses', same_node_p99_ms: medianOf((run) => run.sameNodeP99), cross_node_p99_ms: medianOf((run) => run.crossNodeP99),
+        cross_minus_same_ms: split.map((run) => round(run.crossNodeP99 - run.sameNodeP99, 1)),
+        bus_p50_ms: medianOf((run) => run.busP50), bus_p99_ms: medianOf((run) => run.busP99), players: PLAYERS, runs: CROWD_RUNS,
+      });
     }
   }
-  if (CASES.includes('blocks')) await runBlocks(cluster);
-  if (CASES.includes('placements')) {
-    const two = await runPlacements(cluster);
-    printRow({ bench: 'cluster', case: 'placements', one_node_per_s: round(one.placements!.perS, 1), two_nodes_per_s: round(two.perS, 1), offered_per_s: two.offeredPerS, builders: BUILDERS,
-      refusals: [one.placements!.refusals, two.refusals] });
+}
+
+if (crowds) {
+  // One node and two in turn, the first in turn swapped each run: a figure's median is not
+  // taken over clusters that all met the machine in the same state.
+  const one: CrowdRun[][] = [];
+  const two: CrowdRun[][] = [];
+  for (let run = 0; run < CROWD_RUNS; run++) {
+    if (run % 2 === 0) {
+      one.push(await crowdsOn(1));
+      two.push(await crowdsOn(2));
+    } else {
+      two.push(await crowdsOn(2));
+      one.push(await crowdsOn(1));
+    }
   }
-  if (CASES.includes('node_loss')) await runNodeLoss(cluster);
-});
+  printCrowds(one, two);
+}
+const onePlacements = CASES.includes('placements') ? await withCluster(1, runPlacements) : null;
+if (CASES.some((c) => ['blocks', 'placements', 'node_loss'].includes(c))) {
+  await withCluster(2, async (cluster) => {
+    if (CASES.includes('blocks')) await runBlocks(cluster);
+    if (onePlacements) {
+      const two = await runPlacements(cluster);
+      printRow({ bench: 'cluster', case: 'placements', one_node_per_s: round(onePlacements.perS, 1), two_nodes_per_s: round(two.perS, 1), offered_per_s: two.offeredPerS, builders: BUILDERS,
+        refusals: [onePlacements.refusals, two.refusals] });
+    }
+    if (CASES.includes('node_loss')) await runNodeLoss(cluster);
+  });
+}
 process.exit(0);
