@@ -17,7 +17,7 @@ export const BUS_PREFIX = 'tessera:';
 /** The channel of the nodes' heartbeats and farewells. */
 const NODES_CHANNEL = 'nodes';
 
-/** What crosses Redis: the sending node, when the first of its messages was queued (ms epoch), and the messages. */
+/** What crosses Redis, as JSON with `n` first: the sending node, when the first of its messages was queued (ms epoch), and the messages. */
 interface Envelope {
   n: string;
   t: number;
@@ -144,15 +144,20 @@ class Outbox {
 /** The handlers of each channel, fed with the envelopes other nodes sent. */
 class Inbox {
   readonly handlers = new Map<string, ((message: unknown, from: string) => void)[]>();
+  /** How this node's own envelopes begin (JSON with `n` first): Redis hands them back too, and they are dropped unread. */
+  private readonly ownStart: Buffer;
 
   constructor(
     private readonly node: string,
     private readonly nodes: NodeWatch,
     private readonly log: (message: string) => void,
-  ) {}
+  ) {
+    this.ownStart = Buffer.from(`{"n":${JSON.stringify(node)},`);
+  }
 
-  receive(redisChannel: string, text: string): void {
-    const envelope = JSON.parse(text) as Envelope;
+  receive(redisChannel: string, bytes: Buffer): void {
+    if (bytes.subarray(0, this.ownStart.length).equals(this.ownStart)) return;
+    const envelope = JSON.parse(bytes.toString()) as Envelope;
     if (envelope.n === this.node) return;
     const channel = redisChannel.slice(BUS_PREFIX.length);
     busMessages.inc({ direction: 'in' }, envelope.m.length);
@@ -209,9 +214,10 @@ function createRedisBus(publisher: Redis, listener: Redis, node: string, log: (m
   const status = watchConnections(publisher, listener, () => closed, () => {
     for (const listen of reconnectListeners) listen();
   }, log);
-  listener.on('message', (channel: string, text: string) => {
+  listener.on('messageBuffer', (channelBytes: Buffer, bytes: Buffer) => {
+    const channel = channelBytes.toString();
     try {
-      inbox.receive(channel, text);
+      inbox.receive(channel, bytes);
     } catch (error) {
       log(`bus: an unreadable message on ${channel}: ${(error as Error).message}`);
     }
