@@ -2,6 +2,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Redis } from 'ioredis';
 import { startCluster, type TestCluster } from '../../support/cluster.js';
+import { metricValue } from '../../support/metrics.js';
 import { waitFor } from '../../support/wait.js';
 
 let cluster: TestCluster;
@@ -43,23 +44,22 @@ test('a node whose Redis is gone is not ready, and is ready again once Redis is 
 });
 
 /** The bus messages `node` has read from the other nodes. */
-async function messagesIn(url: string, node: string): Promise<number> {
-  const metrics = await (await fetch(`${url}/metrics`)).text();
-  return Number(metrics.match(new RegExp(`^tessera_bus_messages_total\\{direction="in",node="${node}"\\} (\\d+)$`, 'm'))?.[1] ?? 0);
+async function messagesIn(node: { url: string }): Promise<number> {
+  return (await metricValue(node, 'tessera_bus_messages_total{direction="in"}')) ?? 0;
 }
 
 test('a node reads what the other nodes publish and drops its own envelopes, which Redis hands back, unread', async () => {
   const node = cluster.nodes[0]!;
   const publisher = new Redis(cluster.redis.url);
   try {
-    const before = await messagesIn(node.url, 'node-1');
+    const before = await messagesIn(node);
     const broadcast = (from: string, count: number) =>
       JSON.stringify({ n: from, t: Date.now(), m: Array.from({ length: count }, () => ({ topic: 'realtime:nobody', private: false, key: 'k', event: 'e', payload: {} })) });
     // Redis delivers one connection's messages in order: once the second is counted, the first was read or dropped.
     await publisher.publish('tessera:broadcast', broadcast('node-1', 500));
     await publisher.publish('tessera:broadcast', broadcast('node-9', 3));
-    await waitFor(async () => (await messagesIn(node.url, 'node-1')) >= before + 3, { message: 'the other node\'s envelope counted' });
-    const read = (await messagesIn(node.url, 'node-1')) - before;
+    await waitFor(async () => (await messagesIn(node)) >= before + 3, { message: 'the other node\'s envelope counted' });
+    const read = (await messagesIn(node)) - before;
     assert.ok(read >= 3 && read < 500, `read ${read}`);
   } finally {
     publisher.disconnect();
