@@ -131,6 +131,17 @@ export const writeCheckTransactions = new Counter({
 });
 for (const run of ['batch', 'alone']) writeCheckTransactions.inc({ run }, 0);
 
+/**
+ * Visibility checks of row changes another node drained, by who answered them: `drainer`, its
+ * verdicts relayed with the changes (checks that depend on no claims), or `database`, a round
+ * trip of this node (server/realtime/change-relay.ts).
+ */
+export const relayedChecks = new Counter({
+  name: 'tessera_realtime_relayed_checks_total', help: 'Visibility checks of row changes another node drained, by who answered them',
+  labelNames: ['answered_by'], registers: [registry],
+});
+for (const answeredBy of ['drainer', 'database']) relayedChecks.inc({ answered_by: answeredBy }, 0);
+
 /** Write checks of private channels the database answered (server/realtime/write-checks.ts). */
 export const writeChecks = new Counter({ name: 'tessera_realtime_write_checks_total', help: 'Write checks of private channels the database answered', registers: [registry] });
 

@@ -354,11 +354,15 @@ export async function captureTables(db: Queryable): Promise<void> {
  * `rel`: its `sql` (from visibilitySql) on the rows of its inserts and updates, its `old_sql`
  * (from oldVisibilitySql; null when the role's verdict does not depend on the row) on the old
  * row images of its updates and deletes. `text` is the check as realtime.run_check reads it
- * ({@link checkText}), made once per subscriber rather than per drain.
+ * ({@link checkText}), made once per subscriber rather than per drain. `shareKey` names a check
+ * whose verdicts depend on no claims (table and role, when the role's access is `exists`): every
+ * node's check of that key judges a change alike, so a drainer's verdicts serve the other nodes
+ * (change-relay.ts); null for a check that reads the claims.
  */
 export interface VisibilityCheck {
   rel: number;
   text: string;
+  shareKey: string | null;
 }
 
 /** What a visibility check runs: see {@link VisibilityCheck}. */

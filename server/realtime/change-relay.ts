@@ -4,7 +4,7 @@
  */
 import type { Bus } from '../cluster/index.js';
 import type { Database, Queryable } from '../db/index.js';
-import type { Change } from './capture.js';
+import type { Change, Drained, VisibilityCheck } from './capture.js';
 
 /** The bus channel of drained row changes: messages {@link RelayedChanges}. */
 export const CHANGES_BUS_CHANNEL = 'realtime-changes';
@@ -12,9 +12,79 @@ export const CHANGES_BUS_CHANNEL = 'realtime-changes';
 /** The bus channel of drained database broadcasts: messages {@link RelayedBroadcasts}. */
 export const BROADCASTS_BUS_CHANNEL = 'realtime-broadcasts';
 
-/** The row changes of one drain that the drainer admitted (their writers' budgets allowed them), in commit order. */
+/**
+ * The row changes of one drain that the drainer admitted (their writers' budgets allowed them), in
+ * commit order, with the drainer's verdicts of its checks that depend on no claims.
+ */
 export interface RelayedChanges {
   changes: Change[];
+  verdicts?: SharedVerdict[];
+}
+
+/**
+ * A drainer's verdict on the relayed changes of one table for every reader under one role whose
+ * access is `exists` (VisibilityCheck.shareKey `key`): the positions, in the relayed changes, of
+ * the inserts and updates it found readable. Such a verdict depends on no claims, so another
+ * node judges its own readers of that key by it instead of asking the database again: with the
+ * common tables, the database's work per drain does not grow with the number of nodes.
+ */
+export interface SharedVerdict {
+  key: string;
+  rel: number;
+  visible: number[];
+}
+
+/**
+ * The verdicts of the drainer's `checks` that depend on no claims, on the changes it relays:
+ * `relayedPositions[i]` is the position in the drain of relayed change i.
+ */
+export function sharedVerdicts(checks: readonly VisibilityCheck[], drained: Drained, relayed: readonly Change[], relayedPositions: readonly number[]): SharedVerdict[] {
+  const verdicts: SharedVerdict[] = [];
+  checks.forEach((check, n) => {
+    if (check.shareKey === null || !relayed.some((change) => change.rel === check.rel)) return;
+    const readable = drained.failed.has(n) ? undefined : drained.visible.get(n);
+    const visible: number[] = [];
+    relayedPositions.forEach((position, i) => {
+      if (readable?.has(position)) visible.push(i);
+    });
+    verdicts.push({ key: check.shareKey, rel: check.rel, visible });
+  });
+  return verdicts;
+}
+
+/** A relayed change with the drainer's verdicts on it, by share key (absent: not judged there). */
+export interface JudgedChange {
+  change: Change;
+  judged: Map<string, boolean> | null;
+}
+
+/** The changes of one relayed message, each with the drainer's verdicts on it. */
+export function judgedChanges(message: RelayedChanges): JudgedChange[] {
+  const judged = message.changes.map((change): JudgedChange => ({ change, judged: null }));
+  for (const verdict of message.verdicts ?? []) {
+    const visible = new Set(verdict.visible);
+    judged.forEach((entry, i) => {
+      if (entry.change.rel !== verdict.rel) return;
+      (entry.judged ??= new Map()).set(verdict.key, visible.has(i));
+    });
+  }
+  return judged;
+}
+
+/**
+ * The positions (in `entries`) of the changes `check` finds readable, by the drainer's verdicts;
+ * null when the check reads the claims or some change of its table came without a verdict of its key.
+ */
+export function readableByDrainer(entries: readonly JudgedChange[], check: VisibilityCheck): Set<number> | null {
+  if (check.shareKey === null) return null;
+  const visible = new Set<number>();
+  for (const [i, { change, judged }] of entries.entries()) {
+    if (change.rel !== check.rel || change.kind === 'DELETE') continue;
+    const verdict = judged?.get(check.shareKey);
+    if (verdict === undefined) return null;
+    if (verdict) visible.add(i);
+  }
+  return visible;
 }
 
 /** The database broadcasts of one drain (markers of statements past their bound left out), in commit order. */

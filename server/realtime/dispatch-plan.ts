@@ -105,7 +105,7 @@ export class Planner {
               rel: oid, role: sub.channel.claims.role, claims: sub.channel.claimsJson, sql: visibilitySql(sub.table),
               old_sql: granted.policy === null ? null : oldVisibilitySql(sub.table, granted.policy),
             });
-            checks.push({ rel: oid, text: view.checkText });
+            checks.push({ rel: oid, text: view.checkText, shareKey: granted.mode === 'exists' ? view.checkKey : null });
           } else check = known;
         }
         of.set(sub, { check, ...view });

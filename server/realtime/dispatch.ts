@@ -12,8 +12,9 @@ import type { Lane } from './lane.js';
 import { MAX_RELAYED_CHANGES_PENDING } from './limits.js';
 import { parseChange } from './payload.js';
 import type { ParsedChange } from './payload.js';
-import { CHANGES_BUS_CHANNEL, LastDrain, runDrain } from './change-relay.js';
-import type { RelayedChanges } from './change-relay.js';
+import { CHANGES_BUS_CHANNEL, LastDrain, judgedChanges, readableByDrainer, runDrain, sharedVerdicts } from './change-relay.js';
+import type { JudgedChange, RelayedChanges } from './change-relay.js';
+import { relayedChecks } from '../metrics.js';
 import type { SubscribedTables } from './subscribed-tables.js';
 import { TableBindings } from './table-bindings.js';
 
@@ -45,6 +46,8 @@ interface Sorted {
   parsed: ParsedChange[];
   positions: number[];
   relayed: Change[];
+  /** The position in the drain of each relayed change. */
+  relayedPositions: number[];
   dropped: number;
 }
 
@@ -63,7 +66,7 @@ interface Sorting {
  * in `dropped`.
  */
 function sortDrained(changes: Change[], how: Sorting): Sorted {
-  const sorted: Sorted = { parsed: [], positions: [], relayed: [], dropped: 0 };
+  const sorted: Sorted = { parsed: [], positions: [], relayed: [], relayedPositions: [], dropped: 0 };
   changes.forEach((change, position) => {
     if (change.kind === DROPPED_KIND) {
       sorted.dropped += (JSON.parse(change.record!) as { dropped: number }).dropped;
@@ -72,7 +75,10 @@ function sortDrained(changes: Change[], how: Sorting): Sorted {
     if (how.last.has(change.id)) return;
     const table = how.tableOf(change.rel);
     if ((!table && !how.relay) || !how.admit(change)) return;
-    if (how.relay) sorted.relayed.push(change);
+    if (how.relay) {
+      sorted.relayed.push(change);
+      sorted.relayedPositions.push(position);
+    }
     if (!table) return;
     sorted.parsed.push(parseChange(change, table));
     sorted.positions.push(position);
@@ -100,8 +106,9 @@ export interface DispatcherDeps {
  * Creates the dispatcher. `subscribed` is told which tables have bindings, so only they are
  * captured. On a node of a cluster, the node holding the drain lease (drain-lease.ts) drains,
  * delivers to its bindings and publishes the admitted changes; the others deliver what they hear
- * to theirs, after one visibility check round trip (realtime.check_changes) when a binding's
- * verdict depends on the row, none otherwise.
+ * to theirs, judged by the drainer's verdicts where they depend on no claims, and otherwise
+ * after one visibility check round trip (realtime.check_changes) when a binding's verdict depends
+ * on the row.
  */
 export function createDispatcher(db: Database, subscribed: SubscribedTables, deps: DispatcherDeps): Dispatcher {
   const byTable = new Map<number, TableBindings>();
@@ -132,7 +139,10 @@ export function createDispatcher(db: Database, subscribed: SubscribedTables, dep
       const sorted = sortDrained(drained.changes, sorting);
       last.remember(drained.changes.map((change) => change.id));
       deliver(sorted, drained, of);
-      if (sorted.relayed.length > 0) deps.bus.publish(CHANGES_BUS_CHANNEL, { changes: sorted.relayed } satisfies RelayedChanges);
+      if (sorted.relayed.length > 0) {
+        const verdicts = sharedVerdicts(checks, drained, sorted.relayed, sorted.relayedPositions);
+        deps.bus.publish(CHANGES_BUS_CHANNEL, { changes: sorted.relayed, verdicts } satisfies RelayedChanges);
+      }
       if (sorted.dropped > 0) deps.onDropped(sorted.dropped);
       return drained.changes.length === DRAIN_LIMIT;
     });
@@ -187,34 +197,49 @@ interface RelayParts {
 /**
  * Delivers the changes another node drained and published to this node's bindings, in the order
  * heard: those of tables no binding here follows are let go at once; the rest wait (at most
- * MAX_RELAYED_CHANGES_PENDING, past it dropped and logged) for a lane of their own, which checks
- * them in one round trip when some binding's verdict depends on the row.
+ * MAX_RELAYED_CHANGES_PENDING, past it dropped and logged) for a lane of their own. A check the
+ * drainer's verdicts answer (change-relay.ts, SharedVerdict) costs nothing here; the others of
+ * the tables changed run in one round trip.
  */
 function createRelayedChanges(db: Database, parts: RelayParts, deps: DispatcherDeps): Lane {
-  const pending: Change[] = [];
+  const pending: JudgedChange[] = [];
   const all = () => true;
   const noRepeats = new LastDrain();
   let overflow = 0;
 
   async function deliverPending(): Promise<boolean> {
-    const changes = pending.splice(0, DRAIN_LIMIT);
+    const entries = pending.splice(0, DRAIN_LIMIT);
+    const changes = entries.map((entry) => entry.change);
     const { checks, of } = parts.planner.plan();
     const rels = new Set(changes.map((change) => change.rel));
-    const checked = new Set(checks.filter((check) => rels.has(check.rel)).map((check) => check.rel));
-    const drained = checked.size > 0 ? await checkChanges(db, changes, checks, checked) : { changes, visible: new Map(), oldVisible: new Map(), failed: new Set<number>() };
+    const byDrainer = new Map<number, Set<number>>();
+    const asked = new Set<number>();
+    checks.forEach((check, n) => {
+      if (!rels.has(check.rel)) return;
+      const visible = readableByDrainer(entries, check);
+      if (visible) byDrainer.set(n, visible);
+      else asked.add(check.rel);
+    });
+    const drained = asked.size > 0 ? await checkChanges(db, changes, checks, asked) : { changes, visible: new Map(), oldVisible: new Map(), failed: new Set<number>() };
+    for (const [n, visible] of byDrainer) {
+      drained.visible.set(n, visible);
+      drained.failed.delete(n);
+    }
+    relayedChecks.inc({ answered_by: 'drainer' }, byDrainer.size);
+    relayedChecks.inc({ answered_by: 'database' }, checks.filter((check, n) => asked.has(check.rel) && !byDrainer.has(n)).length);
     parts.deliver(sortDrained(changes, { tableOf: parts.tableOf, admit: all, relay: false, last: noRepeats }), drained, of);
     return pending.length > 0;
   }
 
   const lane = createLane(deliverPending, deps.onError);
   deps.bus.subscribe(CHANGES_BUS_CHANNEL, (message) => {
-    const { changes } = message as RelayedChanges;
-    for (const change of changes) {
-      if (parts.last.has(change.id) || !parts.byTable.has(change.rel)) continue;
-      if (pending.length < MAX_RELAYED_CHANGES_PENDING) pending.push(change);
+    const relayedMessage = message as RelayedChanges;
+    for (const entry of judgedChanges(relayedMessage)) {
+      if (parts.last.has(entry.change.id) || !parts.byTable.has(entry.change.rel)) continue;
+      if (pending.length < MAX_RELAYED_CHANGES_PENDING) pending.push(entry);
       else overflow += 1;
     }
-    parts.last.remember(changes.map((change) => change.id));
+    parts.last.remember(relayedMessage.changes.map((change) => change.id));
     if (overflow > 0) {
       deps.log(`realtime: ${overflow} relayed row changes dropped: past ${MAX_RELAYED_CHANGES_PENDING} waiting for their check`);
       overflow = 0;

@@ -29,12 +29,23 @@ grant select, insert on public.cluster_notes to authenticated;
 alter publication supabase_realtime add table public.cluster_notes;
 `;
 
+/** A published table every signed-in user reads: its readers' verdicts depend on no claims. */
+const POSTS_SQL = `
+create table public.cluster_posts (id bigint generated always as identity primary key, body text not null);
+alter table public.cluster_posts enable row level security;
+create policy "signed-in users read" on public.cluster_posts for select to authenticated using (true);
+create policy "signed-in users write" on public.cluster_posts for insert to authenticated with check (true);
+grant select, insert on public.cluster_posts to authenticated;
+alter publication supabase_realtime add table public.cluster_posts;
+`;
+
 const test = suite<{ cluster: TestCluster; operator: pg.Client }>('cluster changes');
 
 test.before(async (ctx) => {
   ctx.cluster = await startCluster(2);
   ctx.operator = await connectAsOperator(ctx.cluster.nodes[0]!);
   await ctx.operator.query(NOTES_SQL);
+  await ctx.operator.query(POSTS_SQL);
 });
 
 test.after(async ({ cluster, operator }) => {
@@ -70,6 +81,37 @@ async function writeNote(writer: TestPlayer, reader: TestPlayer, body: string): 
   assert.is(error, null, JSON.stringify(error));
 }
 
+/** Follows every change of public.cluster_posts as `player`: 'INSERT <body>' or 'DELETE <id>', in the order heard. */
+async function followPosts(player: TestPlayer, topic: string): Promise<string[]> {
+  const heard: string[] = [];
+  await waitFor(async () => {
+    const attempt = player.client.channel(topic).on('postgres_changes', { event: '*', schema: 'public', table: 'cluster_posts' }, (change) => {
+      heard.push(change.eventType === 'DELETE' ? `DELETE ${(change.old as { id: number }).id}` : `${change.eventType} ${(change.new as { body: string }).body}`);
+    });
+    try {
+      return await subscribeChannel(attempt);
+    } catch {
+      await player.client.removeChannel(attempt);
+      return false;
+    }
+  }, { message: `${topic} subscribed`, timeout: 10_000 });
+  return heard;
+}
+
+/** Writes a post through `writer`'s node. */
+async function writePost(writer: TestPlayer, body: string): Promise<void> {
+  const { error } = await writer.client.from('cluster_posts').insert({ body });
+  assert.is(error, null, JSON.stringify(error));
+}
+
+/** `node`'s checks of relayed changes answered by the drainer's verdicts and by its own database round trips. */
+async function relayedChecks(node: TestServer): Promise<{ drainer: number; database: number }> {
+  return {
+    drainer: (await metricValue(node, 'tessera_realtime_relayed_checks_total{answered_by="drainer"}')) ?? NaN,
+    database: (await metricValue(node, 'tessera_realtime_relayed_checks_total{answered_by="database"}')) ?? NaN,
+  };
+}
+
 /** A tile and its 'x,y'. */
 type Tile = { x: number; y: number; key: string };
 
@@ -89,6 +131,38 @@ test('node-1 drains; a row change written through node-1 reaches a reader on nod
   await waitFor(() => notes.bodies.includes('last'), { message: "bob's notes" });
   assert.equal(notes.bodies, ['for bob', 'last']);
   await bob.client.removeAllChannels();
+});
+
+test("a change every signed-in reader may read is judged on node-2 by node-1's verdict once node-1 has such a reader, the database asked only before", async ({ cluster, operator }) => {
+  const [one, two] = cluster.nodes as [TestServer, TestServer];
+  assert.ok(await drains(one));
+  const [ann, bob] = await Promise.all([signInPlayer(one), signInPlayer(two)]);
+  const heardOnTwo = await followPosts(bob, 'posts-on-node-2');
+
+  // No reader of the table on node-1: node-1 checks nothing, so node-2 asks its database.
+  const before = await relayedChecks(two);
+  await writePost(ann, 'first');
+  await waitFor(() => heardOnTwo.includes('INSERT first'), { message: 'the first post on node-2' });
+  const alone = await relayedChecks(two);
+  assert.ok(alone.database > before.database, `database checks ${before.database} -> ${alone.database}`);
+  assert.is(alone.drainer, before.drainer);
+
+  // A reader of the same role on node-1: its verdicts travel with the changes, node-2 asks nothing.
+  const heardOnOne = await followPosts(ann, 'posts-on-node-1');
+  // A row inserted and deleted in one transaction is gone when drained: no reader is sent the insert.
+  await operator.query('begin');
+  const { rows } = await operator.query<{ id: string }>(`insert into public.cluster_posts (body) values ('gone') returning id`);
+  await operator.query('delete from public.cluster_posts where id = $1', [rows[0]!.id]);
+  await operator.query('commit');
+  await writePost(ann, 'second');
+  await waitFor(() => heardOnTwo.includes('INSERT second') && heardOnOne.includes('INSERT second'), { message: 'the second post on both nodes' });
+  const shared = await relayedChecks(two);
+  assert.ok(shared.drainer > alone.drainer, `drainer verdicts ${alone.drainer} -> ${shared.drainer}`);
+  assert.is(shared.database, alone.database);
+  const expected = [`DELETE ${rows[0]!.id}`, 'INSERT second'];
+  assert.equal(heardOnOne, expected);
+  assert.equal(heardOnTwo, ['INSERT first', ...expected]);
+  for (const player of [ann, bob]) await player.client.removeAllChannels();
 });
 
 test('200 block placements through node-1 reach a member on each node once each, in commit order', async ({ cluster }) => {
