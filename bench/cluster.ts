@@ -5,7 +5,9 @@
  * - "cpu": the same crowd (PLAYERS in one screen, then PLAYERS in groups of eight far apart) on
  *   one node, then split evenly over two: CPU of the nodes' own processes (/proc/<pid>/stat) per
  *   player and second, and the ratio two nodes / one. Full runs measure CROWD_RUNS pairs of
- *   clusters (one node, two nodes, the order swapped each run) and print medians and each run's ratio.
+ *   clusters (one node, two nodes, the order swapped each run) and print medians and each run's ratio,
+ *   with what the nodes delivered (poses heard and bytes sent per player and second) and
+ *   PostgreSQL's CPU per player and second, one node's figure then two nodes'.
  * - "poses": in the two-node screen crowd, pose latency (the sender's clock to its receipt) p99
  *   between bots on the same node and on different nodes, and the bus's publish-to-delivery
  *   p50/p99 (`tessera_bus_delivery_seconds` of every node: a bucket's upper bound), medians over
@@ -65,6 +67,9 @@ interface CrowdRun {
   crossNodeP99: number;
   busP50: number;
   busP99: number;
+  /** Poses each player heard a second, and bytes the server sent each player a second: the delivery work, which should not change with the nodes. */
+  heardPerPlayerS: number;
+  bytesPerPlayerS: number;
 }
 
 /** Runs a crowd of `shape` over the cluster's nodes, measuring SECONDS of walking. */
@@ -91,6 +96,8 @@ async function runCrowd(cluster: TestCluster, shape: Shape, prefix: string): Pro
       crossNodeP99: crowd.figures.otherFleetPoseLatency.percentile(99),
       busP50: busPercentileMs(busBefore, busAfter, 50),
       busP99: busPercentileMs(busBefore, busAfter, 99),
+      heardPerPlayerS: (crowd.figures.poseLatency.total + crowd.figures.otherFleetPoseLatency.total) / PLAYERS / SECONDS,
+      bytesPerPlayerS: crowd.figures.bytes / PLAYERS / SECONDS,
     };
     console.error(`cluster: ${cluster.nodes.length} node(s), ${shape}: ${JSON.stringify(run)} refusals ${JSON.stringify(Object.fromEntries(crowd.figures.refusals))}`);
     return run;
@@ -235,6 +242,8 @@ function printCrowds(one: CrowdRun[][], two: CrowdRun[][]): void {
         ratio: round(median(ratios), 2), ratios: ratios.map((ratio) => round(ratio, 2)), two_nodes_each: split.map((run) => run.perNode),
         ready: [single.map((run) => run.ready), split.map((run) => run.ready)],
         postgres_ms_per_player_s: [round(median(single.map((run) => run.postgresMsPerPlayerS)), 3), round(median(split.map((run) => run.postgresMsPerPlayerS)), 3)],
+        poses_heard_per_player_s: [round(median(single.map((run) => run.heardPerPlayerS)), 1), round(median(split.map((run) => run.heardPerPlayerS)), 1)],
+        bytes_per_player_s: [Math.round(median(single.map((run) => run.bytesPerPlayerS))), Math.round(median(split.map((run) => run.bytesPerPlayerS)))],
         seconds: SECONDS, runs: CROWD_RUNS,
       });
     }
