@@ -8,7 +8,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type pg from 'pg';
-import type { RealtimeChannel } from '@supabase/supabase-js';
+import type { RealtimeChannel, RealtimePostgresChangesPayload } from '@supabase/supabase-js';
 import { startCluster, type TestCluster } from '../../support/cluster.js';
 import { metricValue } from '../../support/metrics.js';
 import { signInPlayer, type TestPlayer, type TestServer } from '../../support/harness.js';
@@ -58,13 +58,15 @@ async function drains(node: TestServer): Promise<boolean> {
   return (await metricValue(node, 'tessera_realtime_drainer')) === 1;
 }
 
-/** Follows the inserts of public.cluster_notes as `player` and collects their bodies; retried until the node's catalogue knows the new table. */
-async function followNotes(player: TestPlayer, topic: string): Promise<{ channel: RealtimeChannel; bodies: string[] }> {
-  const bodies: string[] = [];
-  const channel = await waitFor(async () => {
-    const attempt = player.client
-      .channel(topic)
-      .on('postgres_changes', { event: 'INSERT', schema: 'public', table: 'cluster_notes' }, (change) => void bodies.push((change.new as { body: string }).body));
+/**
+ * Subscribes `player` on `topic` to `event` changes of `table` (public), handing each to `onChange`;
+ * retried until the node's catalogue knows the table, which the suite created.
+ */
+async function followTable(
+  player: TestPlayer, topic: string, table: string, event: 'INSERT' | '*', onChange: (change: RealtimePostgresChangesPayload<Record<string, unknown>>) => void,
+): Promise<RealtimeChannel> {
+  return waitFor(async () => {
+    const attempt = player.client.channel(topic).on('postgres_changes', { event, schema: 'public', table }, onChange);
     try {
       return await subscribeChannel(attempt);
     } catch {
@@ -72,6 +74,12 @@ async function followNotes(player: TestPlayer, topic: string): Promise<{ channel
       return false;
     }
   }, { message: `${topic} subscribed`, timeout: 10_000 });
+}
+
+/** Follows the inserts of public.cluster_notes as `player` and collects their bodies. */
+async function followNotes(player: TestPlayer, topic: string): Promise<{ channel: RealtimeChannel; bodies: string[] }> {
+  const bodies: string[] = [];
+  const channel = await followTable(player, topic, 'cluster_notes', 'INSERT', (change) => void bodies.push((change.new as { body: string }).body));
   return { channel, bodies };
 }
 
@@ -84,17 +92,9 @@ async function writeNote(writer: TestPlayer, reader: TestPlayer, body: string): 
 /** Follows every change of public.cluster_posts as `player`: 'INSERT <body>' or 'DELETE <id>', in the order heard. */
 async function followPosts(player: TestPlayer, topic: string): Promise<string[]> {
   const heard: string[] = [];
-  await waitFor(async () => {
-    const attempt = player.client.channel(topic).on('postgres_changes', { event: '*', schema: 'public', table: 'cluster_posts' }, (change) => {
-      heard.push(change.eventType === 'DELETE' ? `DELETE ${(change.old as { id: number }).id}` : `${change.eventType} ${(change.new as { body: string }).body}`);
-    });
-    try {
-      return await subscribeChannel(attempt);
-    } catch {
-      await player.client.removeChannel(attempt);
-      return false;
-    }
-  }, { message: `${topic} subscribed`, timeout: 10_000 });
+  await followTable(player, topic, 'cluster_posts', '*', (change) => {
+    heard.push(change.eventType === 'DELETE' ? `DELETE ${(change.old as { id: number }).id}` : `${change.eventType} ${(change.new as { body: string }).body}`);
+  });
   return heard;
 }
 
