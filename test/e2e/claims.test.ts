@@ -80,7 +80,8 @@ test('another player hears the claim, reads "Claimed by Landlord" inside it, and
   const target = await tilePoint(page, 8, 2);
   await page.mouse.click(target.x, target.y);
   await page.getByText('This land is claimed by Landlord.').first().waitFor();
-  assert.is(await page.evaluate(() => window.__tessera!.tileAt(8, 2)), null, 'the refused block is taken back');
+  // The toast shows as the refusal is answered; the engine takes the block back on its next frame.
+  await waitFor(async () => (await page.evaluate(() => window.__tessera!.tileAt(8, 2))) === null, { message: 'the refused block is taken back' });
 
   // The owner trusts the visitor by name: it builds, and sees the claim in the trusted colour.
   const owner = ctx.alice.page;
