@@ -58,6 +58,7 @@ test('desktop: L opens LAND, a drag chooses 7x7, CONFIRM claims it; it is outlin
   assert.is(await answer.innerText(), 'Claimed 7x7 (49 tiles).');
   await page.getByText('CLAIM TILES: 351 OF 400 FREE').waitFor();
   assert.is(await page.getByTestId('land-claim').count(), 1);
+  await page.waitForFunction(() => window.__tessera!.claimAt(5, 0) !== null); // the engine takes the claim on its next frame
   assert.equal(await page.evaluate(() => window.__tessera!.claimAt(5, 0)), { owner_id: alice.wallet.address, owner_name: 'Landlord' });
   assert.is(await page.evaluate(() => window.__tessera!.claimAt(11, 0)), null);
   await waitFor(async () => (await edgeColour(page, 7, -3)) === CLAIM_COLORS.own, { message: 'the own claim edge drawn' });
@@ -129,6 +130,7 @@ test('phone: two taps choose the corners, CONFIRM claims, the claim is outlined'
   await page.getByText('5x5 = 25 TILES OF 400').waitFor();
   await page.getByRole('button', { name: 'CONFIRM' }).tap();
   await page.getByText('CLAIM TILES: 375 OF 400 FREE').waitFor();
+  await page.waitForFunction(() => window.__tessera!.claimAt(1, 6) !== null); // the engine takes the claim on its next frame
   assert.equal(await page.evaluate(() => window.__tessera!.claimAt(1, 6)), { owner_id: wallet.address, owner_name: 'Thumbs' });
   await waitFor(async () => (await edgeColour(page, 1, 4)) === CLAIM_COLORS.own, { message: 'the own claim edge drawn' });
   await context.close();
