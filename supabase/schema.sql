@@ -226,7 +226,8 @@ begin
       using errcode = '23514', detail = 'Players move at most 3 px per 16 ms.', hint = 'tessera:movement';
   end if;
   update game_private.last_positions
-    set x = new.attacker_x, y = new.attacker_y, slack = least(budget, game_private.movement_slack_cap()), at = now()
+    set x = new.attacker_x, y = new.attacker_y, slack = least(budget, game_private.movement_slack_cap()),
+      at = greatest(at, game_private.request_time())
     where player_id = new.attacker_id;
   select * into victim from public.game_players where player_id = new.victim_id;
   if not found or victim.last_seen < now() - interval '30 seconds' then
@@ -450,7 +451,7 @@ begin
         if not game_private.in_spawn(new.x, new.y) then
           raise exception 'implausible movement: % px in % s',
             round(sqrt(power(new.x - previous.x, 2) + power(new.y - previous.y, 2))),
-            round(extract(epoch from now() - previous.at)::numeric, 2)
+            round(greatest(extract(epoch from game_private.request_time() - previous.at), 0)::numeric, 2)
             using errcode = '23514', detail = 'Players move at most 3 px per 16 ms.', hint = 'tessera:movement';
         end if;
         if tg_op = 'UPDATE' and coalesce(current_setting('tessera.respawned', true), '') <> new.player_id then
@@ -461,9 +462,10 @@ begin
     end if;
   end if;
   insert into game_private.last_positions (player_id, x, y, health, slack, at)
-    values (new.player_id, new.x, new.y, new.health, least(budget, game_private.movement_slack_cap()), now())
+    values (new.player_id, new.x, new.y, new.health, least(budget, game_private.movement_slack_cap()), game_private.request_time())
     on conflict (player_id) do update
-      set x = excluded.x, y = excluded.y, health = excluded.health, slack = excluded.slack, at = excluded.at;
+      set x = excluded.x, y = excluded.y, health = excluded.health, slack = excluded.slack,
+        at = greatest(last_positions.at, excluded.at);
   return null;
 end $function$;
 
@@ -1300,6 +1302,23 @@ CREATE FUNCTION game_private.removing_orphans()
 AS $function$
 begin
   return coalesce(current_setting('tessera.removing_orphans', true), '') = 'on';
+end $function$;
+
+--
+-- Name: request_time(); Type: FUNCTION; Schema: game_private; Owner: -
+--
+
+CREATE FUNCTION game_private.request_time()
+ RETURNS timestamp with time zone
+ LANGUAGE plpgsql
+ STABLE
+ SET search_path TO ''
+AS $function$
+declare
+  waited double precision := coalesce(nullif(current_setting('tessera.waited_ms', true), '')::double precision, 0);
+begin
+  -- At most 30 s, the presence staleness: a request that waited longer finds its player gone.
+  return now() - make_interval(secs => least(greatest(waited, 0), 30000) / 1000);
 end $function$;
 
 --
@@ -2480,7 +2499,7 @@ CREATE FUNCTION game_private.movement_budget(previous game_private.last_position
  SET search_path TO ''
 AS $function$
 begin
-  return previous.slack + 225 * greatest(extract(epoch from now() - previous.at), 0)
+  return previous.slack + 225 * greatest(extract(epoch from game_private.request_time() - previous.at), 0)
     - sqrt(power(x - previous.x, 2) + power(y - previous.y, 2));
 end $function$;
 
@@ -3808,6 +3827,12 @@ REVOKE EXECUTE ON FUNCTION game_private.refuse_block_move() FROM PUBLIC;
 --
 
 REVOKE EXECUTE ON FUNCTION game_private.removing_orphans() FROM PUBLIC;
+
+--
+-- Name: FUNCTION request_time(); Type: ACL; Schema: game_private; Owner: -
+--
+
+REVOKE EXECUTE ON FUNCTION game_private.request_time() FROM PUBLIC;
 
 --
 -- Name: FUNCTION require_operator(action text); Type: ACL; Schema: game_private; Owner: -

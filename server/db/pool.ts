@@ -69,12 +69,24 @@ async function roleTimeouts(pool: pg.Pool): Promise<Map<string, string>> {
 const BEGIN_STATEMENTS = 2;
 
 /**
- * A writer of the statement text that opens a transaction under claims and sets role, claims and
- * the role's time budget, each local to the transaction (set_config(…, true) is SET LOCAL), so
- * nothing leaks into the next request on the connection. The budgets are read at the first
- * request, after bootstrap and migrations may have set them (again after a failed read).
+ * The statement text that opens a transaction, written once a connection is at hand: `waitedMs`
+ * is how long the request waited for it.
  */
-function claimsBeginner(pool: pg.Pool): (claims: Claims) => Promise<string> {
+type Begin = (waitedMs: number) => string;
+
+/** The plain `begin` of the server's own transactions. */
+const PLAIN_BEGIN: Begin = () => 'begin';
+
+/**
+ * A writer of the statement text that opens a transaction under claims and sets role, claims,
+ * the role's time budget and `tessera.waited_ms` (how long the request waited for a pooled
+ * connection: the rules judge a position by when its request asked, `game_private.request_time()`
+ * in supabase/migrations/20250803000000_positions_at_request_time.sql), each local to the
+ * transaction (set_config(…, true) is SET LOCAL), so nothing leaks into the next request on the
+ * connection. The budgets are read at the first request, after bootstrap and migrations may have
+ * set them (again after a failed read).
+ */
+function claimsBeginner(pool: pg.Pool): (claims: Claims) => Promise<Begin> {
   let timeouts: Promise<Map<string, string>> | null = null;
   return async (claims) => {
     if (!isRequestRole(claims.role)) throw new Error(`unknown role ${claims.role}`);
@@ -83,22 +95,24 @@ function claimsBeginner(pool: pg.Pool): (claims: Claims) => Promise<string> {
       timeouts.catch(() => (timeouts = null));
     }
     const timeout = (await timeouts).get(claims.role) ?? INTERNAL_STATEMENT_TIMEOUT;
-    return `begin; select set_config('role', ${pg.escapeLiteral(claims.role)}, true), `
+    const settings = `begin; select set_config('role', ${pg.escapeLiteral(claims.role)}, true), `
       + `set_config('request.jwt.claims', ${pg.escapeLiteral(JSON.stringify(claims))}, true), `
       + `set_config('statement_timeout', ${pg.escapeLiteral(timeout)}, true)`;
+    return (waitedMs) => `${settings}, set_config('tessera.waited_ms', '${Math.round(waitedMs)}', true)`;
   };
 }
 
 /**
- * Runs `work` on a pooled connection. If it fails, an open transaction is rolled back (a
- * failed statement leaves it open and aborted); a connection that cannot even roll back is
- * dropped from the pool instead of reused.
+ * Runs `work` on a pooled connection, telling it how many milliseconds it waited for one. If it
+ * fails, an open transaction is rolled back (a failed statement leaves it open and aborted); a
+ * connection that cannot even roll back is dropped from the pool instead of reused.
  */
-async function onConnection<T>(pool: pg.Pool, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+async function onConnection<T>(pool: pg.Pool, work: (client: pg.PoolClient, waitedMs: number) => Promise<T>): Promise<T> {
+  const asked = performance.now();
   const client = await pool.connect();
   let broken = false;
   try {
-    return await work(client);
+    return await work(client, performance.now() - asked);
   } catch (error) {
     countTimeout(error);
     try {
@@ -112,10 +126,10 @@ async function onConnection<T>(pool: pg.Pool, work: (client: pg.PoolClient) => P
   }
 }
 
-/** Runs `fn` in a transaction opened by the statement text `begin`, and commits. */
-function transaction<T>(pool: pg.Pool, begin: string, fn: (tx: Queryable) => Promise<T>): Promise<T> {
-  return onConnection(pool, async (client) => {
-    await client.query(begin);
+/** Runs `fn` in a transaction opened by the statement text `begin` writes, and commits. */
+function transaction<T>(pool: pg.Pool, begin: Begin, fn: (tx: Queryable) => Promise<T>): Promise<T> {
+  return onConnection(pool, async (client, waited) => {
+    await client.query(begin(waited));
     const result = await fn(wrap(client));
     await client.query('commit');
     return result;
@@ -127,9 +141,9 @@ function transaction<T>(pool: pg.Pool, begin: string, fn: (tx: Queryable) => Pro
  * parameters) run and the transaction committed, all in one script. Resolves to the result of
  * the last statement of `sql`.
  */
-function oneTrip<Row>(pool: pg.Pool, begin: string, sql: string): Promise<QueryResult<Row>> {
-  return onConnection(pool, async (client) => {
-    const results = (await client.query(`${begin}; ${sql}; commit`)) as unknown as pg.QueryResult[];
+function oneTrip<Row>(pool: pg.Pool, begin: Begin, sql: string): Promise<QueryResult<Row>> {
+  return onConnection(pool, async (client, waited) => {
+    const results = (await client.query(`${begin(waited)}; ${sql}; commit`)) as unknown as pg.QueryResult[];
     return resultOf<Row>(results[results.length - 2]!);
   });
 }
@@ -138,17 +152,17 @@ function oneTrip<Row>(pool: pg.Pool, begin: string, sql: string): Promise<QueryR
  * `sql` in one round trip in a transaction opened with `begin` (a {@link claimsBeginner}'s text),
  * then rolled back, all in one script. Resolves to the result of each statement of `sql`.
  */
-function checkTrip<Row>(pool: pg.Pool, begin: string, sql: string): Promise<QueryResult<Row>[]> {
-  return onConnection(pool, async (client) => {
-    const results = (await client.query(`${begin}; ${sql}; rollback`)) as unknown as pg.QueryResult[];
+function checkTrip<Row>(pool: pg.Pool, begin: Begin, sql: string): Promise<QueryResult<Row>[]> {
+  return onConnection(pool, async (client, waited) => {
+    const results = (await client.query(`${begin(waited)}; ${sql}; rollback`)) as unknown as pg.QueryResult[];
     return results.slice(BEGIN_STATEMENTS, -1).map((result) => resultOf<Row>(result));
   });
 }
 
 /** Opens the transaction with `begin` and runs `sql` in one script, lets `decide` see the result (it throws to roll back), then commits. */
-function decidedTrip<Row>(pool: pg.Pool, begin: string, sql: string, decide: (result: QueryResult<Row>) => void): Promise<QueryResult<Row>> {
-  return onConnection(pool, async (client) => {
-    const results = (await client.query(`${begin}; ${sql}`)) as unknown as pg.QueryResult[];
+function decidedTrip<Row>(pool: pg.Pool, begin: Begin, sql: string, decide: (result: QueryResult<Row>) => void): Promise<QueryResult<Row>> {
+  return onConnection(pool, async (client, waited) => {
+    const results = (await client.query(`${begin(waited)}; ${sql}`)) as unknown as pg.QueryResult[];
     const result = resultOf<Row>(results[results.length - 1]!);
     decide(result);
     await client.query('commit');
@@ -203,7 +217,7 @@ export function openPool(config: pg.PoolConfig, size: number, onError: (error: E
       await poolQuery(pool, `${SERIALIZE_SCRIPT} ${sql}`);
     },
     poolStats: () => ({ active: pool.totalCount - pool.idleCount, idle: pool.idleCount, waiting: pool.waitingCount }),
-    transaction: (fn) => transaction(pool, 'begin', fn),
+    transaction: (fn) => transaction(pool, PLAIN_BEGIN, fn),
     withClaims: async (claims: Claims, fn) => transaction(pool, await beginWithClaims(claims), fn),
     checkWithClaims: async <Row,>(claims: Claims, sql: string) => checkTrip<Row>(checks, await beginWithClaims(claims), sql),
     runWithClaims: async <Row,>(claims: Claims, sql: string, decide?: (result: QueryResult<Row>) => void) => {
