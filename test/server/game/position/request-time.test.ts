@@ -64,4 +64,12 @@ test('a heartbeat that waited 3 s for a connection is recorded where the player 
   assert.is(built.error, null, JSON.stringify(built.error));
 });
 
+test('hostile: a client can neither set the wait it is judged by nor call the function that reads it', async () => {
+  const cheat = await signInPlayer(server);
+  const asked = await cheat.client.rpc('set_config', { setting_name: 'tessera.waited_ms', new_value: '30000', is_local: true });
+  assert.equal([asked.status, asked.error?.code], [404, 'PGRST202']);
+  const { rows } = await operator.query<{ allowed: boolean }>(`select has_function_privilege('authenticated', 'game_private.request_time()', 'execute') as allowed`);
+  assert.equal(rows, [{ allowed: false }]);
+});
+
 test.run();
