@@ -79,8 +79,8 @@ const PLAIN_BEGIN: Begin = () => 'begin';
 
 /**
  * A writer of the statement text that opens a transaction under claims and sets role, claims,
- * the role's time budget and `tessera.waited_ms` (how long the request waited for a pooled
- * connection: the rules judge a position by when its request asked, `game_private.request_time()`
+ * the role's time budget and `tessera.waited_ms` (how long the request waited for its turn and a
+ * pooled connection: the rules date a position by when its request was taken, `game_private.request_time()`
  * in supabase/migrations/20250803000000_positions_at_request_time.sql), each local to the
  * transaction (set_config(…, true) is SET LOCAL), so nothing leaks into the next request on the
  * connection. The budgets are read at the first request, after bootstrap and migrations may have
@@ -103,16 +103,16 @@ function claimsBeginner(pool: pg.Pool): (claims: Claims) => Promise<Begin> {
 }
 
 /**
- * Runs `work` on a pooled connection, telling it how many milliseconds it waited for one. If it
- * fails, an open transaction is rolled back (a failed statement leaves it open and aborted); a
- * connection that cannot even roll back is dropped from the pool instead of reused.
+ * Runs `work` on a pooled connection, telling it how many milliseconds passed since `since`
+ * (performance.now(); by default now, so the wait for the connection). If it fails, an open
+ * transaction is rolled back (a failed statement leaves it open and aborted); a connection that
+ * cannot even roll back is dropped from the pool instead of reused.
  */
-async function onConnection<T>(pool: pg.Pool, work: (client: pg.PoolClient, waitedMs: number) => Promise<T>): Promise<T> {
-  const asked = performance.now();
+async function onConnection<T>(pool: pg.Pool, work: (client: pg.PoolClient, waitedMs: number) => Promise<T>, since = performance.now()): Promise<T> {
   const client = await pool.connect();
   let broken = false;
   try {
-    return await work(client, performance.now() - asked);
+    return await work(client, performance.now() - since);
   } catch (error) {
     countTimeout(error);
     try {
@@ -141,11 +141,11 @@ function transaction<T>(pool: pg.Pool, begin: Begin, fn: (tx: Queryable) => Prom
  * parameters) run and the transaction committed, all in one script. Resolves to the result of
  * the last statement of `sql`.
  */
-function oneTrip<Row>(pool: pg.Pool, begin: Begin, sql: string): Promise<QueryResult<Row>> {
+function oneTrip<Row>(pool: pg.Pool, begin: Begin, sql: string, since?: number): Promise<QueryResult<Row>> {
   return onConnection(pool, async (client, waited) => {
     const results = (await client.query(`${begin(waited)}; ${sql}; commit`)) as unknown as pg.QueryResult[];
     return resultOf<Row>(results[results.length - 2]!);
-  });
+  }, since);
 }
 
 /**
@@ -160,14 +160,14 @@ function checkTrip<Row>(pool: pg.Pool, begin: Begin, sql: string): Promise<Query
 }
 
 /** Opens the transaction with `begin` and runs `sql` in one script, lets `decide` see the result (it throws to roll back), then commits. */
-function decidedTrip<Row>(pool: pg.Pool, begin: Begin, sql: string, decide: (result: QueryResult<Row>) => void): Promise<QueryResult<Row>> {
+function decidedTrip<Row>(pool: pg.Pool, begin: Begin, sql: string, decide: (result: QueryResult<Row>) => void, since?: number): Promise<QueryResult<Row>> {
   return onConnection(pool, async (client, waited) => {
     const results = (await client.query(`${begin(waited)}; ${sql}`)) as unknown as pg.QueryResult[];
     const result = resultOf<Row>(results[results.length - 1]!);
     decide(result);
     await client.query('commit');
     return result;
-  });
+  }, since);
 }
 
 /** One statement on any pooled connection, its timeout counted. */
@@ -220,9 +220,9 @@ export function openPool(config: pg.PoolConfig, size: number, onError: (error: E
     transaction: (fn) => transaction(pool, PLAIN_BEGIN, fn),
     withClaims: async (claims: Claims, fn) => transaction(pool, await beginWithClaims(claims), fn),
     checkWithClaims: async <Row,>(claims: Claims, sql: string) => checkTrip<Row>(checks, await beginWithClaims(claims), sql),
-    runWithClaims: async <Row,>(claims: Claims, sql: string, decide?: (result: QueryResult<Row>) => void) => {
+    runWithClaims: async <Row,>(claims: Claims, sql: string, decide?: (result: QueryResult<Row>) => void, since?: number) => {
       const begin = await beginWithClaims(claims);
-      return decide ? decidedTrip(pool, begin, sql, decide) : oneTrip<Row>(pool, begin, sql);
+      return decide ? decidedTrip(pool, begin, sql, decide, since) : oneTrip<Row>(pool, begin, sql, since);
     },
     tryLock: (name) => locks.tryLock(name),
     listen: (channel, onPayload) => listeners.listen(channel, onPayload),

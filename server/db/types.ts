@@ -59,9 +59,12 @@ export interface Database extends Queryable {
    * transaction under the caller's role, claims and budget as {@link withClaims} opens it, and
    * resolves to its result. Without `decide`, the transaction is opened, run and committed in
    * one round trip. With it, `decide` sees the result first: if it throws, everything is rolled
-   * back and its error is the answer; otherwise a second round trip commits.
+   * back and its error is the answer; otherwise a second round trip commits. `since`
+   * (performance.now()) is when the request was taken, if earlier than this call: how long it
+   * waited since, for a turn and a connection, goes to the database with the claims
+   * (`tessera.waited_ms`, by which the rules date a position).
    */
-  runWithClaims<Row = Record<string, unknown>>(claims: Claims, sql: string, decide?: (result: QueryResult<Row>) => void): Promise<QueryResult<Row>>;
+  runWithClaims<Row = Record<string, unknown>>(claims: Claims, sql: string, decide?: (result: QueryResult<Row>) => void, since?: number): Promise<QueryResult<Row>>;
   /** Runs `fn` in one transaction as the database owner. Rolls back if `fn` throws. */
   transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
   /** The pool's connections now: in use, idle, and requests waiting for one. */

@@ -35,9 +35,11 @@ export interface RestContext {
   gate: CallerGate;
 }
 
-/** A request's context: the catalog of the schema it chose. */
+/** A request's context: the catalog of the schema it chose, and when it was taken. */
 interface SchemaContext extends RestContext {
   catalog: Catalog;
+  /** When the server took the request (performance.now()): its wait for a turn and a connection is counted from then. */
+  takenAt: number;
 }
 
 async function authorize(req: IncomingMessage, keys: TokenKeys): Promise<Claims> {
@@ -184,7 +186,9 @@ function successStatus(method: string, row: ResultRow | null, total: number | nu
  * (every read, and a write with none of those three) is opened, run and committed in one round
  * trip to the database; the others take two.
  */
-async function run(db: Database, claims: Claims, statement: Statement, single: boolean, prefer: Preferences, write: boolean, schema: string): Promise<ResultRow> {
+async function run(ctx: SchemaContext, claims: Claims, statement: Statement, single: boolean, prefer: Preferences, write: boolean): Promise<ResultRow> {
+  const { db, takenAt } = ctx;
+  const schema = ctx.catalog.schema;
   // As PostgREST: the chosen schema first on the search path, then public.
   const searchPath = schema === 'public' ? '' : `select set_config('search_path', ${sqlLiteral(`${ident(schema)}, public`)}, true); `;
   const sql = searchPath + inlineParams(statement.sql, statement.params);
@@ -195,14 +199,14 @@ async function run(db: Database, claims: Claims, statement: Statement, single: b
     }
     return { ...row, body: single && row.body !== null ? singleObject(row) : row.body };
   };
-  if (!prefer.rollback && !(write && (single || strict))) return answer((await db.runWithClaims<ResultRow>(claims, sql)).rows[0]!);
+  if (!prefer.rollback && !(write && (single || strict))) return answer((await db.runWithClaims<ResultRow>(claims, sql, undefined, takenAt)).rows[0]!);
   let result: ResultRow | undefined;
   try {
     await db.runWithClaims<ResultRow>(claims, sql, ({ rows }) => {
       // Checked inside the transaction so that a write with a wrong row count is rolled back.
       result = answer(rows[0]!);
       if (prefer.rollback) throw new RolledBack(result);
-    });
+    }, takenAt);
   } catch (error) {
     if (error instanceof RolledBack) return error.row;
     throw error;
@@ -223,7 +227,7 @@ async function serveRpc(req: IncomingMessage, res: ServerResponse, name: string,
   const plan = planRpc(ctx.catalog, name, params, body, read, prefer);
   const single = wantsSingleObject(req);
   // A function may write: max-affected (handling=strict) bounds the rows it returns, as for a write.
-  const row = await run(ctx.db, claims, plan.statement, single && plan.shape === 'rows', prefer, true, ctx.catalog.schema);
+  const row = await run(ctx, claims, plan.statement, single && plan.shape === 'rows', prefer, true);
   const headers: Record<string, string> = {};
   if (plan.shape !== 'void') {
     const range = row.page > 0 ? `${plan.offset}-${plan.offset + row.page - 1}` : '*';
@@ -262,7 +266,7 @@ async function serveTable(req: IncomingMessage, res: ServerResponse, scoped: Sch
   const method = req.method!;
   const single = wantsSingleObject(req);
   const representation = read || prefer.representation;
-  const row = statement ? await run(scoped.db, claims, statement, single, prefer, !read, scoped.catalog.schema) : null;
+  const row = statement ? await run(scoped, claims, statement, single, prefer, !read) : null;
   const status = successStatus(method, row, row?.total ?? null, query.offset, representation);
   const headers: Record<string, string> = {};
   if (prefer.applied.length) headers['Preference-Applied'] = prefer.applied.join(', ');
@@ -310,12 +314,13 @@ async function inTurn(req: IncomingMessage, claims: Claims, ctx: RestContext, se
  * Throws {@link RestError} for anything that is not a success.
  */
 export async function handleRest(req: IncomingMessage, res: ServerResponse, path: string, ctx: RestContext): Promise<void> {
+  const takenAt = performance.now();
   let authenticated = false;
   let refusalKey: string | null = null;
   try {
     const claims = await authorize(req, ctx.keys);
     authenticated = claims.role !== 'anon';
-    const scoped: SchemaContext = { ...ctx, catalog: catalogOf(req, ctx.catalogs) };
+    const scoped: SchemaContext = { ...ctx, catalog: catalogOf(req, ctx.catalogs), takenAt };
     const url = new URL(req.url ?? '/', 'http://x');
     const rpc = /^\/rpc\/([^/]+)$/.exec(path);
     if (rpc) {

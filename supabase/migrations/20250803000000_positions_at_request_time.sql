@@ -1,14 +1,14 @@
--- A position is judged at the time its request asked for the database, not at the time a pooled
--- connection came free for it. Under load a request can wait seconds for a connection: a heartbeat
--- that waited 4 s was stamped 4 s after its player stood there, so the next one, on time, seemed
--- to cover 4 s of walking in the 1 s between the stamps (implausible movement), and a block placed
+-- A position is dated when the server took its request, not when the request's transaction began.
+-- Under load a request can wait seconds for its caller's turn and a pooled connection: a heartbeat
+-- that waited 4 s was dated 4 s after its player stood there, so the next one, on time, seemed to
+-- cover 4 s of walking in the 1 s between the dates (implausible movement), and a block placed
 -- beside the player seemed out of the reach of where the server placed it.
 --
 -- The embedded server sets tessera.waited_ms with the request's claims: how long the request
--- waited for its connection, by the server's own clock (server/db/pool.ts); no request can set
--- it. Where nothing sets it (hosted PostgREST) the request's time is the transaction's, as before.
--- A player's recorded time never goes back: a request that asked earlier but ran later keeps the
--- later time.
+-- waited since the server took it, by the server's own clock (server/db/pool.ts); no request can
+-- set it. Where nothing sets it (hosted PostgREST) a request's time is its transaction's, as
+-- before. A player's recorded time never goes back: a request taken earlier but run later keeps
+-- the later time.
 
 create or replace function game_private.request_time() returns timestamptz
 language plpgsql stable set search_path = '' as $$
