@@ -70,7 +70,7 @@ const BEGIN_STATEMENTS = 2;
 
 /**
  * The statement text that opens a transaction, written once a connection is at hand: `waitedMs`
- * is how long the request waited for it.
+ * is how long the request has waited (see {@link onConnection}).
  */
 type Begin = (waitedMs: number) => string;
 
@@ -80,8 +80,9 @@ const PLAIN_BEGIN: Begin = () => 'begin';
 /**
  * A writer of the statement text that opens a transaction under claims and sets role, claims,
  * the role's time budget and `tessera.waited_ms` (how long the request waited for its turn and a
- * pooled connection: the rules date a position by when its request was taken, `game_private.request_time()`
- * in supabase/migrations/20250803000000_positions_at_request_time.sql), each local to the
+ * pooled connection: the rules date a position by when the server took its request,
+ * `game_private.request_time()` in
+ * supabase/migrations/20250803000000_positions_at_request_time.sql), each local to the
  * transaction (set_config(…, true) is SET LOCAL), so nothing leaks into the next request on the
  * connection. The budgets are read at the first request, after bootstrap and migrations may have
  * set them (again after a failed read).
