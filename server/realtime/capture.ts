@@ -1,7 +1,11 @@
 import type { Queryable } from '../db/index.js';
+import { UPDATES_PAYLOAD } from './lane.js';
 import { MAX_CHANGES_PER_STATEMENT } from './limits.js';
 
-/** The NOTIFY channel that wakes the dispatcher. Its payload is empty: rows travel in realtime.changes. */
+/**
+ * The NOTIFY channel that wakes the dispatcher. Rows travel in realtime.changes; the payload is
+ * empty, or UPDATES_PAYLOAD after a statement that only updated rows (lane.ts: those may wait).
+ */
 export const CHANGES_CHANNEL = 'realtime_changes';
 
 /** The `kind` of a marker row counting the changes of one statement past MAX_CHANGES_PER_STATEMENT. */
@@ -13,7 +17,7 @@ export const DRAIN_LIMIT = 10000;
 /**
  * Embedded-only change capture. Statement triggers copy inserted and deleted rows (from their
  * transition tables) into realtime.changes, a row trigger copies updates with their old row,
- * and each statement sends one empty NOTIFY. Rows of any size go through the table, so a
+ * and each statement that captured a change sends one NOTIFY. Rows of any size go through the table, so a
  * voice clip larger than a NOTIFY payload still arrives whole.
  *
  * Only the tables someone follows are captured: a table's triggers do nothing unless its oid is
@@ -22,7 +26,8 @@ export const DRAIN_LIMIT = 10000;
  * are captured; the rest are counted in one marker row of kind `DROPPED`, record
  * `{"dropped": n}`, which the dispatcher counts and logs. Updates are captured row by row, so
  * their count is kept in a transaction setting per table, reset by a statement trigger that
- * writes the marker.
+ * writes the marker. An update statement's NOTIFY says so (UPDATES_PAYLOAD): its changes may be
+ * drained with the next ones (lane.ts, UPDATE_GAP_MS).
  */
 const CAPTURE_SQL = `
 create schema if not exists realtime;
@@ -51,7 +56,10 @@ begin
       insert into realtime.changes (rel, kind, record) values (tg_relid, '${DROPPED_KIND}', json_build_object('dropped', total - captured));
     end if;
   end if;
-  perform pg_notify('${CHANGES_CHANNEL}', '');
+  -- The INSERT half of an upsert that only updated inserts nothing: its updates wake the drain.
+  if captured > 0 then
+    perform pg_notify('${CHANGES_CHANNEL}', '');
+  end if;
   return null;
 end $$;
 
@@ -78,7 +86,10 @@ begin
       insert into realtime.changes (rel, kind, record) values (tg_relid, '${DROPPED_KIND}', json_build_object('dropped', total - captured));
     end if;
   end if;
-  perform pg_notify('${CHANGES_CHANNEL}', '');
+  -- A statement that deleted nothing wakes no drain.
+  if captured > 0 then
+    perform pg_notify('${CHANGES_CHANNEL}', '');
+  end if;
   return null;
 end $$;
 
@@ -112,7 +123,7 @@ begin
   if counted > ${MAX_CHANGES_PER_STATEMENT} then
     insert into realtime.changes (rel, kind, record) values (tg_relid, '${DROPPED_KIND}', json_build_object('dropped', counted - ${MAX_CHANGES_PER_STATEMENT}));
   end if;
-  perform pg_notify('${CHANGES_CHANNEL}', '');
+  perform pg_notify('${CHANGES_CHANNEL}', '${UPDATES_PAYLOAD}');
   return null;
 end $$;
 

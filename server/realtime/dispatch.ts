@@ -8,7 +8,7 @@ import { Planner } from './dispatch-plan.js';
 import type { Plan } from './dispatch-plan.js';
 import type { Channel } from './channel.js';
 import { createLane } from './lane.js';
-import type { Lane } from './lane.js';
+import type { Lane, Urgency } from './lane.js';
 import { MAX_RELAYED_CHANGES_PENDING } from './limits.js';
 import { parseChange } from './payload.js';
 import type { ParsedChange } from './payload.js';
@@ -31,8 +31,8 @@ export interface Dispatcher {
   remove(channel: Channel): void;
   /** The channel's claims or access changed: its bindings are planned again from the next tick. */
   refresh(channel: Channel): void;
-  /** Called on NOTIFY while this node drains (drain-lease.ts): drains and delivers in the postgres_changes lane (lane.ts). */
-  wake(): void;
+  /** Called on NOTIFY while this node drains (drain-lease.ts): drains and delivers in the postgres_changes lane (lane.ts), as soon as `urgency` asks. */
+  wake(urgency?: Urgency): void;
   /** Resolves when no tick, nor delivery of changes another node drained, is running. */
   idle(): Promise<void>;
 }
@@ -177,7 +177,7 @@ export function createDispatcher(db: Database, subscribed: SubscribedTables, dep
     refresh(channel: Channel) {
       planner.invalidate(channel);
     },
-    wake: () => lane.wake(),
+    wake: (urgency) => lane.wake(urgency),
     idle: async () => {
       await lane.idle();
       await relayed.idle();

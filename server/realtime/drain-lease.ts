@@ -8,6 +8,7 @@
 import type { Bus } from '../cluster/index.js';
 import type { Database, SessionLock } from '../db/index.js';
 import { realtimeDrainer } from '../metrics.js';
+import { urgencyOf, type Urgency } from './lane.js';
 
 /** The name of the advisory lock whose holder drains. */
 export const DRAIN_LEASE = 'tessera_realtime_drain';
@@ -18,7 +19,7 @@ export const LEASE_RETRY_MS = 1000;
 /** A queue a drainer listens to: its NOTIFY channel and the lane that drains it. */
 export interface DrainedQueue {
   channel: string;
-  lane: { wake(): void };
+  lane: { wake(urgency?: Urgency): void };
 }
 
 /** Stops draining (and, in a cluster, gives the lease up for another node). */
@@ -30,7 +31,7 @@ export interface Draining {
 async function listenAll(db: Database, queues: DrainedQueue[]): Promise<() => Promise<void>> {
   const stops: (() => Promise<void>)[] = [];
   try {
-    for (const queue of queues) stops.push(await db.listen(queue.channel, () => queue.lane.wake()));
+    for (const queue of queues) stops.push(await db.listen(queue.channel, (payload) => queue.lane.wake(urgencyOf(payload))));
   } catch (error) {
     for (const stop of stops) await stop().catch(() => undefined);
     throw error;

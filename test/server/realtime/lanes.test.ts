@@ -4,13 +4,16 @@
  * broadcasts are drained apart from row changes, and a statement changing more than
  * MAX_CHANGES_PER_STATEMENT rows hands only that many to postgres_changes (the rest counted in
  * tessera_realtime_changes_dropped_total), so a player's block heard right after an owner's
- * 200,000-block statement arrives at once.
+ * 200,000-block statement arrives at once. A statement that only updated rows says so in its
+ * NOTIFY, and its changes may wait for the next drain (UPDATE_GAP_MS).
  */
 import { metricValue } from '../../support/metrics.js';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type pg from 'pg';
 import type { RealtimeChannel } from '@supabase/supabase-js';
+import { CHANGES_CHANNEL } from '../../../server/realtime/capture.js';
+import { UPDATES_PAYLOAD } from '../../../server/realtime/lane.js';
 import { MAX_CHANGES_PER_STATEMENT } from '../../../server/realtime/limits.js';
 import { connectAsOperator } from '../../support/server.js';
 import { waitFor } from '../../support/wait.js';
@@ -98,6 +101,39 @@ test('a postgres_changes subscriber of game_blocks has it captured and hears the
   await bob.client.removeChannel(follower.channel);
   await waitFor(async () => (await operator.query('select rel from realtime.subscribed')).rows.length === 0, { message: 'game_blocks no longer followed' });
   assert.equal(await rowsOfOnePlacement(operator, 3000, 3000), { changes: 0, broadcasts: 1, messages: 1 });
+});
+
+test('a statement that only updated rows wakes the drain as updates; inserts and deletes as they are; a statement that changed nothing not at all', async ({ server, operator, bob }) => {
+  const follower = await followBlocks(bob, 'follow-wakes', 'x=eq.4000');
+  const listener = await connectAsOperator(server);
+  const payloads: string[] = [];
+  listener.on('notification', (note) => {
+    if (note.channel === CHANGES_CHANNEL) payloads.push(note.payload ?? '');
+  });
+  await listener.query(`listen ${CHANGES_CHANNEL}`);
+  const upsert = (type: string) =>
+    operator.query(
+      `insert into public.game_blocks (x, y, block_type, player_id, player_name) values (4000, 4000, $1, 'Owner', 'Owner')
+       on conflict (x, y) do update set block_type = excluded.block_type`,
+      [type],
+    );
+  try {
+    await upsert('stone');
+    await waitFor(() => follower.seen.length === 1 && payloads.length === 1, { message: 'the insert heard' });
+    assert.equal(payloads, ['']);
+    // An upsert that found its row: the UPDATE half wakes the drain, the empty INSERT half does not.
+    await upsert('wood');
+    await waitFor(() => follower.seen.length === 2 && payloads.length >= 2, { message: 'the update heard' });
+    assert.equal(payloads, ['', UPDATES_PAYLOAD]);
+    await operator.query('delete from public.game_blocks where x = 4001');
+    await operator.query('delete from public.game_blocks where x = 4000');
+    await waitFor(() => follower.seen.length === 3 && payloads.length >= 3, { message: 'the delete heard' });
+    assert.equal(payloads, ['', UPDATES_PAYLOAD, '']);
+    assert.equal(follower.seen, ['INSERT 4000,4000', 'UPDATE 4000,4000', 'DELETE 4000,4000']);
+  } finally {
+    await listener.end();
+    await bob.client.removeChannel(follower.channel);
+  }
 });
 
 test("an owner's 200,000-block statement: a player's removal right after it is heard at once; past 10,000 its changes are counted, not captured", async ({ server, operator, ann, bob, region }) => {
