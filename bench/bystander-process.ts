@@ -31,17 +31,33 @@ export async function startBystander(server: TestServer, seconds: number): Promi
   const exited = new Promise<number[]>((resolve, reject) =>
     child.once('exit', (code) => (code === 0 ? resolve(JSON.parse(output.slice(output.indexOf('\n') + 1)) as number[]) : reject(new Error(`bystander exited with ${code}`)))),
   );
-  await new Promise<void>((resolve, reject) => {
+  const ready = new Promise<void>((resolve, reject) => {
     child.stdout!.on('data', (chunk: Buffer) => {
       output += chunk.toString();
       if (output.startsWith('ready\n')) resolve();
     });
     exited.catch(reject);
   });
+  await boundedBy(ready, BYSTANDER_SLACK_MS, 'the bystander did not sign in', () => child.kill('SIGKILL'));
   return {
     start() {
       child.stdin!.end('go\n');
-      return exited;
+      return boundedBy(exited, seconds * 1000 + BYSTANDER_SLACK_MS, 'the bystander did not finish its reads', () => child.kill('SIGKILL'));
     },
   };
+}
+
+/** Milliseconds the bystander may take to sign in, and past its measured seconds to finish: a server that stopped answering fails the step, never hangs it. */
+const BYSTANDER_SLACK_MS = 120_000;
+
+/** `promise`, or a rejection with `message` (after `onTimeout`) if it has not settled within `ms`. */
+function boundedBy<T>(promise: Promise<T>, ms: number, message: string, onTimeout: () => void): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      onTimeout();
+      reject(new Error(`${message} within ${ms / 1000} s`));
+    }, ms);
+  });
+  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
 }

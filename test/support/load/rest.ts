@@ -77,11 +77,20 @@ const FETCH_HEADERS = { accept: '*/*', 'accept-language': '*', 'sec-fetch-mode':
 const agent = new Agent({ keepAlive: true, maxSockets: 6, maxFreeSockets: 2, maxTotalSockets: 2048 });
 
 /**
- * One request over node:http from `localAddress` (when given): status and body, or the error;
- * `reused` says whether the socket served a request before. The agent keeps connections apart by
- * source address, so each bot's requests come from its own.
+ * Milliseconds a request may go without a byte of its answer before it fails as `ETIMEDOUT`: a
+ * server past its limit then shows as failed requests, and a load run never waits forever on one.
  */
-export function send(url: string, method: string, headers: Record<string, string>, body: string | undefined, localAddress?: string): Promise<RestAnswer & { reused: boolean }> {
+export const REQUEST_TIMEOUT_MS = 60_000;
+
+/**
+ * One request over node:http from `localAddress` (when given): status and body, or the error
+ * (`ETIMEDOUT` after `timeoutMs` of silence); `reused` says whether the socket served a request
+ * before. The agent keeps connections apart by source address, so each bot's requests come from
+ * its own.
+ */
+export function send(
+  url: string, method: string, headers: Record<string, string>, body: string | undefined, localAddress?: string, timeoutMs = REQUEST_TIMEOUT_MS,
+): Promise<RestAnswer & { reused: boolean }> {
   return new Promise((resolve, reject) => {
     const req = request(url, { method, headers: body === undefined ? headers : { ...headers, 'content-length': String(Buffer.byteLength(body)) }, agent, localAddress }, (res) => {
       const chunks: Buffer[] = [];
@@ -89,6 +98,7 @@ export function send(url: string, method: string, headers: Record<string, string
       res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString(), reused: req.reusedSocket }));
       res.on('error', reject);
     });
+    req.setTimeout(timeoutMs, () => req.destroy(Object.assign(new Error(`no answer within ${timeoutMs} ms`), { code: 'ETIMEDOUT' })));
     req.on('error', (error: Error & { reused?: boolean }) => reject(Object.assign(error, { reused: req.reusedSocket })));
     req.end(body);
   });

@@ -39,6 +39,9 @@ export interface SocketListener {
 /** A channel's topic as it travels: with the `realtime:` prefix. */
 const wireTopic = (topic: string) => `realtime:${topic}`;
 
+/** Milliseconds a socket may take to open before it fails: a bot never waits forever to enter. */
+export const HANDSHAKE_TIMEOUT_MS = 60_000;
+
 /** A Phoenix socket of one bot; see the module comment. */
 export class BotSocket {
   private readonly ws: WebSocket;
@@ -53,7 +56,7 @@ export class BotSocket {
 
   /** A socket to the server at `serverUrl`, from the loopback source address `localAddress` when given. */
   constructor(serverUrl: string, anonKey: string, private readonly figures: LoadFigures, private readonly listener: SocketListener, localAddress?: string) {
-    this.ws = new WebSocket(`${serverUrl.replace(/^http/, 'ws')}/realtime/v1/websocket?apikey=${anonKey}&vsn=2.0.0`, { localAddress });
+    this.ws = new WebSocket(`${serverUrl.replace(/^http/, 'ws')}/realtime/v1/websocket?apikey=${anonKey}&vsn=2.0.0`, { localAddress, handshakeTimeout: HANDSHAKE_TIMEOUT_MS });
     this.opened = new Promise((resolve, reject) => this.ws.once('open', resolve).once('error', reject));
     this.ws.on('message', (data: Buffer, isBinary: boolean) => this.receive(data, isBinary));
     this.ws.on('close', () => {
