@@ -8,7 +8,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type pg from 'pg';
 import { removeDataDir, signInPlayer, startTestServer, type TestPlayer, type TestServer } from '../../../support/harness.js';
-import { createRules, nameOf } from '../../../support/rules.js';
+import { blockRow, createRules } from '../../../support/rules.js';
 import { connectAsOperator } from '../../../support/server.js';
 import { sleep } from '../../../support/wait.js';
 
@@ -27,9 +27,6 @@ test.after(async () => {
   await server.stop();
   await removeDataDir(server.dataDir);
 });
-
-const block = (p: TestPlayer, x: number, y: number) =>
-  p.client.from('game_blocks').insert({ x, y, block_type: 'brick', player_id: p.address, player_name: nameOf(p) });
 
 /** Seconds between when a player's last position was recorded as taken and when its presence row was last stamped. */
 async function recordedEarly(p: TestPlayer): Promise<number> {
@@ -60,7 +57,7 @@ test('a heartbeat that waited 3 s for a connection is recorded where the player 
   assert.ok(early >= 2.5 && early < 10, `recorded ${early} s before its transaction`);
   // Meanwhile the walker walked on: a tile 640 px to the right of where that heartbeat placed it is
   // in its view now (reach.test.ts: right after a heartbeat that did not wait, it is out of reach).
-  const built = await block(walker, 20, 0);
+  const built = await walker.client.from('game_blocks').insert(blockRow(walker, 20, 0, 'brick'));
   assert.is(built.error, null, JSON.stringify(built.error));
 });
 
