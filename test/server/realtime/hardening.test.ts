@@ -223,6 +223,8 @@ test('a DELETE is matched on the columns its subscriber is sent, the key on an R
   // The anon role reads no block over REST.
   assert.equal((await anon.from('game_blocks').select('x')).data, []);
   assert.is((await alice.client.from('game_blocks').insert({ x: 11, y: 8, block_type: 'gold', player_id: alice.address, player_name: 'Alice' })).error, null);
+  // The insert must be read from the change log before its row is deleted to be delivered.
+  await waitFor(() => player.fired.includes('type insert'), { timeout: 5000, interval: 10, message: 'the insert' });
   assert.is((await alice.client.from('game_blocks').delete().eq('x', 11).eq('y', 8)).error, null);
   await waitFor(() => player.fired.includes('all deletes'), { timeout: 5000, interval: 10, message: 'the delete' });
   // One frame carries every binding a change matched: once it is in, nothing else of it comes.

@@ -121,6 +121,9 @@ test('INSERT and DELETE on game_blocks; DELETE carries the key columns as old', 
   ]);
   const block = { x: 10, y: 8, block_type: 'gold', player_id: alice.address, player_name: 'Alice' };
   assert.is((await alice.client.from('game_blocks').insert(block)).error, null);
+  // A row deleted before its insert is read from the change log is delivered only as a delete
+  // (docs/protocols.md), so the delete waits for the insert.
+  await feed.next(1);
   const removed = await alice.client.from('game_blocks').delete().eq('x', 10).eq('y', 8).select();
   assert.is(removed.data?.length, 1);
   const [inserted, deleted] = await feed.next(2);
@@ -212,6 +215,8 @@ test('RLS: an anon subscriber hears no change of a row it may not read, its DELE
   await enterAtSpawn(alice, 'Alice');
   await alice.client.from('game_chat_messages').insert({ player_id: alice.address, player_name: 'Alice', message: 'secret' });
   await alice.client.from('game_blocks').insert({ x: 11, y: 8, block_type: 'wood', player_id: alice.address, player_name: 'Alice' });
+  // The insert must be read from the change log before its row is deleted to be delivered.
+  await signedIn.next(2);
   await alice.client.from('game_blocks').delete().eq('x', 11).eq('y', 8);
   const events = await signedIn.next(3);
   assert.equal(events.map((e) => e.eventType), ['INSERT', 'INSERT', 'DELETE']);
