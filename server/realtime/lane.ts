@@ -77,7 +77,12 @@ export function createLane(drainOnce: () => Promise<boolean>, onError: (error: u
     const wait = lastStart + (wanted === 'now' ? DRAIN_GAP_MS : UPDATE_GAP_MS) - performance.now();
     if (wait <= 0) return start();
     if (timer) clearTimeout(timer);
-    timer = setTimeout(start, wait);
+    // A timer counts from the event loop's clock, read when the loop last woke, so it may fire
+    // early by as long as the loop has been busy since: its callback measures again.
+    timer = setTimeout(() => {
+      timer = null;
+      schedule();
+    }, wait);
   }
 
   return {
