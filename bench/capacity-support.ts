@@ -35,10 +35,27 @@ export function prioritise(): boolean {
   }
 }
 
-/** Starts a server on `dataDir` pinned to core 0, with this process on core 1; `pinned` says whether it could. */
+/**
+ * The core of the server's PostgreSQL: `0`, the server's own (the default: one core holds a node
+ * and its database), or `1`, the load's (`--database-core=1`): the server's core then holds its
+ * Node process alone, as where the database has a machine of its own (`DATABASE_URL`), and the
+ * load's core holds the database beside the bots.
+ */
+export const DATABASE_CORE = databaseCore(process.argv.find((arg) => arg.startsWith('--database-core='))?.slice('--database-core='.length));
+
+function databaseCore(given: string | undefined): '0' | '1' {
+  if (given === undefined || given === '0' || given === '1') return given ?? '0';
+  throw new Error(`--database-core must be 0 (the server's core) or 1 (the load's), not ${given}`);
+}
+
+/**
+ * Starts a server on `dataDir` pinned to core 0 (its PostgreSQL to DATABASE_CORE), with this
+ * process on core 1; `pinned` says whether it could.
+ */
 export async function pinnedServer(dataDir: string): Promise<{ server: TestServer; pinned: boolean }> {
   const server = await startTestServer(dataDir);
-  const pinned = cpus().length >= 2 && (await serverPids(server)).every((pid) => pin(pid, '0')) && pin(process.pid, '1');
+  const [node, ...database] = await serverPids(server);
+  const pinned = cpus().length >= 2 && pin(node!, '0') && database.every((pid) => pin(pid, DATABASE_CORE)) && pin(process.pid, '1');
   return { server, pinned };
 }
 

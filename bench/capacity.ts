@@ -24,7 +24,8 @@
  * `--quick` runs smaller, shorter cases, once (full runs take medians of 3);
  * `--case=load,calibration,step,degradation,storm,heartbeat` picks cases, `--shape=screen,spread,mixed` the
  * ramps' shapes, `--steps=250,500` their steps (the same for every shape); `--degradation-players N` sets the
- * degradation case's crowd when the step case does not run before it.
+ * degradation case's crowd when the step case does not run before it; `--database-core=1` puts
+ * PostgreSQL on the load's core instead of the server's (bench/capacity-support.ts).
  */
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import WebSocket from 'ws';
@@ -35,7 +36,7 @@ import { Fleet, freeTileNear, loopbackAddress } from '../test/support/load/fleet
 import { createBotKeys, signInBot, type BotIdentity } from '../test/support/load/sign-in.js';
 import { stepWalker, type Box, type Walking } from '../test/support/load/walker.js';
 import { sleep, waitFor } from '../test/support/wait.js';
-import { inBatches, pinnedServer, prioritise, serverCpu, spreadPlan } from './capacity-support.js';
+import { DATABASE_CORE, inBatches, pinnedServer, prioritise, serverCpu, spreadPlan } from './capacity-support.js';
 import { seedPresence } from './seed.js';
 import { runRamp, brokenGoals, type Shape, type StepFigures } from './capacity-steps.js';
 import { runHeartbeats, type HeartbeatFigures } from './capacity-heartbeat.js';
@@ -398,7 +399,7 @@ async function runStorms(): Promise<void> {
 
 printHeader('capacity', {
   warmups: 0, runs: STEP_RUNS, cases: CASES, ramp_step: RAMP_STEP, ramp_max: RAMP_MAX, hold_s: RAMP_HOLD_S, calibration_players: CALIBRATION_PLAYERS,
-  steps: STEPS, step_hold_s: STEP_HOLD_S, storm_players: STORM_PLAYERS,
+  steps: STEPS, step_hold_s: STEP_HOLD_S, storm_players: STORM_PLAYERS, database_core: DATABASE_CORE,
 });
 if (CASES.includes('load')) await runLoad();
 if (CASES.includes('calibration')) await runCalibration();
