@@ -25,6 +25,16 @@ function statFields(pid: number): string[] {
   return stat ? stat.slice(stat.lastIndexOf(')') + 2).split(' ') : [];
 }
 
+/** Busy and total clock ticks of core `core` since boot, from /proc/stat (every process of the machine). */
+export function coreTicks(core: number): { busy: number; total: number } {
+  const line = read('/proc/stat').split('\n').find((row) => row.startsWith(`cpu${core} `));
+  if (!line) return { busy: 0, total: 0 };
+  // user nice system idle iowait irq softirq steal: idle and iowait are the idle ones.
+  const ticks = line.trim().split(/\s+/).slice(1, 9).map(Number);
+  const total = ticks.reduce((sum, tick) => sum + tick, 0);
+  return { busy: total - ticks[3]! - ticks[4]!, total };
+}
+
 /** The server's pids: Node first, then the postmaster and its children. */
 export async function serverPids(server: Pick<TestServer, 'child' | 'dataDir'>): Promise<number[]> {
   const pids = [server.child.pid!];
