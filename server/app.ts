@@ -2,6 +2,7 @@ import { createServer, type Server, type ServerResponse } from 'node:http';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { isIP, type AddressInfo } from 'node:net';
+import { PRESENCE_HEARTBEAT_MS } from '../protocol/rules.js';
 import { watchBans } from './auth/bans.js';
 import type { AuthContext } from './auth/handler.js';
 import { loadKeys, SECRET_FILE, writeServiceRoleKey } from './auth/keys.js';
@@ -169,7 +170,7 @@ function authLimits(options: ServerOptions, store: BudgetStore | null): Omit<Aut
  */
 function createHttpServer(routes: Routes, csp: string, inFlight: Set<ServerResponse>): Server {
   const recording = { rest: routes.rest, clients: routes.clients };
-  return createServer((req, res) => {
+  const server = createServer((req, res) => {
     const id = requestId(req);
     const requestLog = log.child({ reqId: id });
     const started = performance.now();
@@ -182,7 +183,18 @@ function createHttpServer(routes: Routes, csp: string, inFlight: Set<ServerRespo
     applySecurityHeaders(res, csp);
     route(req, res, routes).catch((error: unknown) => sendError(req, res, error, requestLog));
   });
+  server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
+  return server;
 }
+
+/**
+ * How long an idle keep-alive connection stays open: four presence heartbeats. Node's default,
+ * 5 s, is one heartbeat's period (PRESENCE_HEARTBEAT_MS), so a player's connection was closed just
+ * as its next heartbeat came: about half of a crowd's heartbeats opened a connection of their own,
+ * and one that met the closing socket was reset. An idle connection costs no more than a busy one,
+ * and a client can keep one open with a request every few seconds under any timeout.
+ */
+export const KEEP_ALIVE_TIMEOUT_MS = 4 * PRESENCE_HEARTBEAT_MS;
 
 /** The host of {@link RunningServer.url}: `localhost` when listening on every interface, else the bound address (IPv6 in brackets). */
 function urlHost(host: string | undefined): string {

@@ -1,9 +1,11 @@
-import { request } from 'node:http';
+import { Agent, request } from 'node:http';
 import { readdir, readFile } from 'node:fs/promises';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { PRESENCE_HEARTBEAT_MS } from '../../../protocol/rules.js';
 import { startTestServer, type TestServer } from '../../support/harness.js';
+import { sleep } from '../../support/wait.js';
 
 let server: TestServer;
 /** The built client's files, as `npm run build` wrote them. */
@@ -166,6 +168,27 @@ test('HEAD sends the headers only; other methods on the site are 405', async () 
   const post = await raw('/', { method: 'POST' });
   assert.is(post.status, 405);
   assert.is(post.headers.allow, 'GET, HEAD');
+});
+
+test('a connection idle for a presence heartbeat stays open for the next one, and says for how long', async () => {
+  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+  /** GET /config.json on the agent's one connection: its Keep-Alive header and whether the connection was an earlier one. */
+  const get = () =>
+    new Promise<{ keepAlive: string; reused: boolean }>((resolve, reject) => {
+      const req = request(`${server.url}/config.json`, { agent }, (res) => {
+        res.resume();
+        res.on('end', () => resolve({ keepAlive: String(res.headers['keep-alive']), reused: req.reusedSocket }));
+      });
+      req.on('error', reject);
+      req.end();
+    });
+  try {
+    assert.equal(await get(), { keepAlive: `timeout=${(4 * PRESENCE_HEARTBEAT_MS) / 1000}`, reused: false });
+    await sleep(PRESENCE_HEARTBEAT_MS + 500);
+    assert.equal(await get(), { keepAlive: `timeout=${(4 * PRESENCE_HEARTBEAT_MS) / 1000}`, reused: true });
+  } finally {
+    agent.destroy();
+  }
 });
 
 test.run();
