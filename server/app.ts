@@ -191,10 +191,10 @@ function createHttpServer(routes: Routes, csp: string, inFlight: Set<ServerRespo
  * How long an idle keep-alive connection stays open: four presence heartbeats. Node's default,
  * 5 s, is one heartbeat's period (PRESENCE_HEARTBEAT_MS), so a player's connection was closed just
  * as its next heartbeat came: about half of a crowd's heartbeats opened a connection of their own,
- * and one that met the closing socket was reset. An idle connection costs no more than a busy one,
- * and a client can keep one open with a request every few seconds under any timeout.
+ * and one that met the closing socket was reset. Holding an idle connection longer gives a client
+ * nothing it could not keep under any timeout by sending a request every few seconds.
  */
-export const KEEP_ALIVE_TIMEOUT_MS = 4 * PRESENCE_HEARTBEAT_MS;
+const KEEP_ALIVE_TIMEOUT_MS = 4 * PRESENCE_HEARTBEAT_MS;
 
 /** The host of {@link RunningServer.url}: `localhost` when listening on every interface, else the bound address (IPv6 in brackets). */
 function urlHost(host: string | undefined): string {
