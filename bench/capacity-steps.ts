@@ -8,7 +8,6 @@
  * walking in a 600x400 box three regions from the next; `mixed`, one player in four in the screen
  * around spawn and the others spread. One in ten builds every 3 s, one in twenty chats every 30 s.
  */
-import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { REGION_PX } from '../protocol/geometry.js';
 import { makeDataDir, removeDataDir, type TestServer } from '../test/support/harness.js';
 import type { BotPlan } from '../test/support/load/bot.js';
@@ -17,7 +16,7 @@ import { createBotKeys, signInBot, type BotIdentity } from '../test/support/load
 import type { Box } from '../test/support/load/walker.js';
 import { sleep, waitFor } from '../test/support/wait.js';
 import { startBystander } from './bystander-process.js';
-import { inBatches, pinnedServer, scrape, serverCpu, serverPss, type Scrape } from './capacity-support.js';
+import { inBatches, meterLoad, pinnedServer, scrape, serverCpu, serverPss, type LoadMeter, type Scrape } from './capacity-support.js';
 import { coreTicks } from './processes.js';
 import { seedPresence } from './seed.js';
 import { percentile, round } from './stats.js';
@@ -58,8 +57,8 @@ export function placement(shape: Shape, index: number, max: number): Placement {
   return { plan: { index, name, start: { x: cx - 280 + (index % GROUP) * 70, y: cy }, box, ...roles }, group: group + 1 };
 }
 
-/** One step's figures, as printed (the issue's names). */
-export interface StepFigures {
+/** One step's figures, as printed (the issue's names); the load's own (the bots; the bystander runs apart) from LoadMeter. */
+export interface StepFigures extends LoadMeter {
   players: number;
   in_world: number;
   pose_p50_ms: number;
@@ -75,10 +74,6 @@ export interface StepFigures {
   server_node_cpu_cores: number;
   server_pss_mb: number;
   loop_delay_p99_ms: number;
-  /** This process's CPU (the bots; the bystander runs apart), cores. */
-  load_cpu_cores: number;
-  /** This process's event-loop delay p99: above 50 ms, the latencies are partly the load's own. */
-  load_loop_delay_p99_ms: number;
   /** How busy the load's core (core 1) was, all its processes together, 0-1. */
   load_core_busy: number;
   shed_broadcasts: number;
@@ -186,17 +181,14 @@ async function measureStep(shape: Shape, fleet: Fleet, server: TestServer, place
   figures.reset();
   const metricsBefore = await scrape(server);
   const cpuBefore = await serverCpu(server);
-  const loadBefore = process.cpuUsage();
   const coreBefore = coreTicks(1);
-  const loadLoop = monitorEventLoopDelay({ resolution: 5 });
-  loadLoop.enable();
+  const meter = meterLoad();
   figures.recording = true;
   // Progress on stderr, so a profiler or a database statistics reader can follow the measured window.
   console.error(`capacity: measuring ${shape} at ${fleet.bots.length} for ${seconds} s`);
   const reading = bystander.start();
   await sleep(seconds * 1000);
-  loadLoop.disable();
-  const load = process.cpuUsage(loadBefore);
+  const load = meter.stop(seconds);
   const coreAfter = coreTicks(1);
   const cpuAfter = await serverCpu(server);
   const metricsAfter = await scrape(server);
@@ -226,8 +218,7 @@ async function measureStep(shape: Shape, fleet: Fleet, server: TestServer, place
     server_node_cpu_cores: round((cpuAfter.node - cpuBefore.node) / seconds, 2),
     server_pss_mb: Math.round(await serverPss(server)),
     loop_delay_p99_ms: round(counterTotal(metricsAfter, 'nodejs_eventloop_lag_p99_seconds') * 1000, 1),
-    load_cpu_cores: round((load.user + load.system) / 1e6 / seconds, 2),
-    load_loop_delay_p99_ms: round(loadLoop.percentile(99) / 1e6, 1),
+    ...load,
     load_core_busy: round((coreAfter.busy - coreBefore.busy) / Math.max(1, coreAfter.total - coreBefore.total), 2),
     shed_broadcasts: shed(),
     shed_by_kind: { near: shed('kind="near"'), far: shed('kind="far"') },

@@ -4,9 +4,11 @@
  * few at a time.
  */
 import { cpus, setPriority } from 'node:os';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { startTestServer, type TestServer } from '../test/support/harness.js';
 import { cpuSeconds, pin, pssMb, serverCpuSeconds, serverPids } from './processes.js';
 import type { BotPlan } from '../test/support/load/bot.js';
+import { round } from './stats.js';
 
 /** CPU seconds of the server's Node process and of all its processes (PostgreSQL's too). */
 export async function serverCpu(server: TestServer): Promise<{ node: number; all: number }> {
@@ -46,6 +48,26 @@ export const DATABASE_CORE = databaseCore(process.argv.find((arg) => arg.startsW
 function databaseCore(given: string | undefined): '0' | '1' {
   if (given === undefined || given === '0' || given === '1') return given ?? '0';
   throw new Error(`--database-core must be 0 (the server's core) or 1 (the load's), not ${given}`);
+}
+
+/** The load's own CPU (cores) and event-loop delay p99 over a window: above 50 ms, a window's latencies are partly the load's. */
+export interface LoadMeter {
+  load_cpu_cores: number;
+  load_loop_delay_p99_ms: number;
+}
+
+/** Starts measuring this process (the load) now; `stop` ends the window of `seconds` and reads it. */
+export function meterLoad(): { stop(seconds: number): LoadMeter } {
+  const loop = monitorEventLoopDelay({ resolution: 5 });
+  const before = process.cpuUsage();
+  loop.enable();
+  return {
+    stop(seconds) {
+      loop.disable();
+      const used = process.cpuUsage(before);
+      return { load_cpu_cores: round((used.user + used.system) / 1e6 / seconds, 2), load_loop_delay_p99_ms: round(loop.percentile(99) / 1e6, 1) };
+    },
+  };
 }
 
 /**

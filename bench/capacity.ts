@@ -27,7 +27,6 @@
  * degradation case's crowd when the step case does not run before it; `--database-core=1` puts
  * PostgreSQL on the load's core instead of the server's (bench/capacity-support.ts).
  */
-import { monitorEventLoopDelay } from 'node:perf_hooks';
 import WebSocket from 'ws';
 import { createTestWallet, makeDataDir, removeDataDir, signInPlayer, type TestServer } from '../test/support/harness.js';
 import { startHeadlessPlayer, type HeadlessPlayer } from '../test/support/headless-player.js';
@@ -36,7 +35,7 @@ import { Fleet, freeTileNear, loopbackAddress } from '../test/support/load/fleet
 import { createBotKeys, signInBot, type BotIdentity } from '../test/support/load/sign-in.js';
 import { stepWalker, type Box, type Walking } from '../test/support/load/walker.js';
 import { sleep, waitFor } from '../test/support/wait.js';
-import { DATABASE_CORE, inBatches, pinnedServer, prioritise, serverCpu, spreadPlan } from './capacity-support.js';
+import { DATABASE_CORE, inBatches, meterLoad, pinnedServer, prioritise, serverCpu, spreadPlan, type LoadMeter } from './capacity-support.js';
 import { seedPresence } from './seed.js';
 import { runRamp, brokenGoals, type Shape, type StepFigures } from './capacity-steps.js';
 import { runHeartbeats, type HeartbeatFigures } from './capacity-heartbeat.js';
@@ -63,11 +62,9 @@ function loadPlan(index: number, total: number): BotPlan {
 }
 
 /** One ramp step's figures. */
-interface RampStep {
+interface RampStep extends LoadMeter {
   bots: number;
   ready: number;
-  load_cpu_cores: number;
-  load_loop_delay_p99_ms: number;
   server_cpu_cores: number;
   pose_p99_ms: number;
 }
@@ -84,20 +81,16 @@ async function arrive(fleet: Fleet, identities: BotIdentity[], from: number, to:
 
 /** Measures the fleet walking for RAMP_HOLD_S seconds. */
 async function measureStep(fleet: Fleet, server: TestServer): Promise<RampStep> {
-  const loop = monitorEventLoopDelay({ resolution: 5 });
   const cpuBefore = await serverCpu(server);
-  const loadBefore = process.cpuUsage();
   const poseBefore = fleet.figures.poseLatency.total;
-  loop.enable();
+  const meter = meterLoad();
   await sleep(RAMP_HOLD_S * 1000);
-  loop.disable();
-  const load = process.cpuUsage(loadBefore);
+  const load = meter.stop(RAMP_HOLD_S);
   const cpuAfter = await serverCpu(server);
   return {
     bots: fleet.bots.length,
     ready: fleet.bots.filter((bot) => bot.ready()).length,
-    load_cpu_cores: round((load.user + load.system) / 1e6 / RAMP_HOLD_S, 2),
-    load_loop_delay_p99_ms: round(loop.percentile(99) / 1e6, 1),
+    ...load,
     server_cpu_cores: round((cpuAfter.all - cpuBefore.all) / RAMP_HOLD_S, 2),
     pose_p99_ms: fleet.figures.poseLatency.total > poseBefore ? fleet.figures.poseLatency.percentile(99) : NaN,
   };
