@@ -93,6 +93,15 @@ export const statementTimeouts = new Counter({
   name: 'tessera_db_statement_timeouts_total', help: 'Statements cancelled by statement_timeout', registers: [registry],
 });
 
+/**
+ * REST statement shapes a connection prepared (`prepared`) or PostgreSQL would not prepare
+ * (`refused`: they run with their values inlined), server/db/prepared.ts.
+ */
+export const preparedStatementsTotal = new Counter({
+  name: 'tessera_db_statements_prepared_total', help: 'REST statement shapes prepared on a connection, or refused by PostgreSQL', labelNames: ['outcome'], registers: [registry],
+});
+for (const outcome of ['prepared', 'refused']) preparedStatementsTotal.inc({ outcome }, 0);
+
 /** Sign-ins (Web3 and password) by result: `success`, `refused` (a 4xx other than 429) or `rate_limited`. */
 export const signIns = new Counter({
   name: 'tessera_signins_total', help: 'Sign-ins by result', labelNames: ['result'], registers: [registry],

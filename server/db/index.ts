@@ -9,7 +9,7 @@ import { migrate } from './migrate.js';
 import { DEFAULT_POOL_SIZE, openPool } from './pool.js';
 import { log } from '../log.js';
 
-export type { Claims, Database, Field, Queryable, QueryResult } from './types.js';
+export type { Claims, Database, Field, ParameterizedSql, Queryable, QueryResult } from './types.js';
 export { DataDirLockedError } from './lock.js';
 export type { SessionLock } from './session-lock.js';
 

@@ -1,8 +1,9 @@
 import pg from 'pg';
 import { statementTimeouts } from '../metrics.js';
 import { createListeners } from './listen.js';
+import { inlined, preparedStatements } from './prepared.js';
 import { createSessionLocks } from './session-lock.js';
-import type { Claims, Database, Queryable, QueryResult } from './types.js';
+import type { Claims, Database, ParameterizedSql, Queryable, QueryResult } from './types.js';
 
 /** The request roles a JWT may name. */
 export const REQUEST_ROLES = ['anon', 'authenticated', 'service_role'] as const;
@@ -138,13 +139,18 @@ function transaction<T>(pool: pg.Pool, begin: Begin, fn: (tx: Queryable) => Prom
 }
 
 /**
- * `sql` in one round trip: the transaction is opened with `begin`, `sql` (statements without
- * parameters) run and the transaction committed, all in one script. Resolves to the result of
- * the last statement of `sql`.
+ * The statement text a request runs on `client`: the statements without parameters that `sql`
+ * gives it there (EXECUTE of a prepared statement, or the statement with its values inlined).
  */
-function oneTrip<Row>(pool: pg.Pool, begin: Begin, sql: string, since?: number): Promise<QueryResult<Row>> {
+type StatementOn = (client: pg.ClientBase) => Promise<string>;
+
+/**
+ * A statement in one round trip: the transaction is opened with `begin`, the statement run and
+ * the transaction committed, all in one script. Resolves to the result of the statement's last.
+ */
+function oneTrip<Row>(pool: pg.Pool, begin: Begin, sql: StatementOn, since?: number): Promise<QueryResult<Row>> {
   return onConnection(pool, async (client, waited) => {
-    const results = (await client.query(`${begin(waited)}; ${sql}; commit`)) as unknown as pg.QueryResult[];
+    const results = (await client.query(`${begin(waited)}; ${await sql(client)}; commit`)) as unknown as pg.QueryResult[];
     return resultOf<Row>(results[results.length - 2]!);
   }, since);
 }
@@ -160,10 +166,10 @@ function checkTrip<Row>(pool: pg.Pool, begin: Begin, sql: string): Promise<Query
   });
 }
 
-/** Opens the transaction with `begin` and runs `sql` in one script, lets `decide` see the result (it throws to roll back), then commits. */
-function decidedTrip<Row>(pool: pg.Pool, begin: Begin, sql: string, decide: (result: QueryResult<Row>) => void, since?: number): Promise<QueryResult<Row>> {
+/** Opens the transaction with `begin` and runs the statement in one script, lets `decide` see the result (it throws to roll back), then commits. */
+function decidedTrip<Row>(pool: pg.Pool, begin: Begin, sql: StatementOn, decide: (result: QueryResult<Row>) => void, since?: number): Promise<QueryResult<Row>> {
   return onConnection(pool, async (client, waited) => {
-    const results = (await client.query(`${begin(waited)}; ${sql}`)) as unknown as pg.QueryResult[];
+    const results = (await client.query(`${begin(waited)}; ${await sql(client)}`)) as unknown as pg.QueryResult[];
     const result = resultOf<Row>(results[results.length - 1]!);
     decide(result);
     await client.query('commit');
@@ -209,6 +215,7 @@ export function openPool(config: pg.PoolConfig, size: number, onError: (error: E
   const checks = new pg.Pool({ ...settings, max: CHECK_CONNECTIONS, idleTimeoutMillis: 60_000 });
   checks.on('error', onError);
   const beginWithClaims = claimsBeginner(pool);
+  const prepared = preparedStatements();
   const listeners = createListeners(settings, onError);
   const locks = createSessionLocks(settings, onError);
   let closed: Promise<void> | null = null;
@@ -221,9 +228,16 @@ export function openPool(config: pg.PoolConfig, size: number, onError: (error: E
     transaction: (fn) => transaction(pool, PLAIN_BEGIN, fn),
     withClaims: async (claims: Claims, fn) => transaction(pool, await beginWithClaims(claims), fn),
     checkWithClaims: async <Row,>(claims: Claims, sql: string) => checkTrip<Row>(checks, await beginWithClaims(claims), sql),
-    runWithClaims: async <Row,>(claims: Claims, sql: string, decide?: (result: QueryResult<Row>) => void, since?: number) => {
+    runWithClaims: async <Row,>(claims: Claims, statement: ParameterizedSql, decide?: (result: QueryResult<Row>) => void, since?: number) => {
       const begin = await beginWithClaims(claims);
-      return decide ? decidedTrip(pool, begin, sql, decide, since) : oneTrip<Row>(pool, begin, sql, since);
+      const run = (sql: StatementOn) => (decide ? decidedTrip(pool, begin, sql, decide, since) : oneTrip<Row>(pool, begin, sql, since));
+      try {
+        return await run((client) => prepared.sql(client, statement));
+      } catch (error) {
+        // Refused before it ran, for being prepared: nothing was done, so it runs again inlined.
+        if (!prepared.forgets(error)) throw error;
+        return await run(async () => inlined(statement));
+      }
     },
     tryLock: (name) => locks.tryLock(name),
     listen: (channel, onPayload) => listeners.listen(channel, onPayload),

@@ -26,6 +26,17 @@ export interface QueryResult<Row = Record<string, unknown>> {
   affectedRows?: number;
 }
 
+/**
+ * One statement with `$n` placeholders and their values (`params[n - 1]`), each read as a query
+ * parameter is (an untyped value, typed by its place). `prefix` is statements without
+ * placeholders run first in the same transaction (a request's local settings), or nothing.
+ */
+export interface ParameterizedSql {
+  text: string;
+  params: readonly unknown[];
+  prefix?: string;
+}
+
 /** Runs statements on one open connection (a transaction or the whole database). */
 export interface Queryable {
   /** One parameterised statement. Parameters are always passed separately from the SQL text. */
@@ -55,16 +66,16 @@ export interface Database extends Queryable {
    */
   checkWithClaims<Row = Record<string, unknown>>(claims: Claims, sql: string): Promise<QueryResult<Row>[]>;
   /**
-   * Runs `sql` (one statement without parameters: values are inlined as literals) in a
-   * transaction under the caller's role, claims and budget as {@link withClaims} opens it, and
-   * resolves to its result. Without `decide`, the transaction is opened, run and committed in
+   * Runs `statement` in a transaction under the caller's role, claims and budget as
+   * {@link withClaims} opens it, and resolves to its result. A statement of a shape the
+   * connection has run before runs prepared (server/db/prepared.ts). Without `decide`, the transaction is opened, run and committed in
    * one round trip. With it, `decide` sees the result first: if it throws, everything is rolled
    * back and its error is the answer; otherwise a second round trip commits. `since`
    * (performance.now()) is when the request was taken, if earlier than this call: how long it
    * waited since, for a turn and a connection, goes to the database with the claims
    * (`tessera.waited_ms`, by which the rules date a position).
    */
-  runWithClaims<Row = Record<string, unknown>>(claims: Claims, sql: string, decide?: (result: QueryResult<Row>) => void, since?: number): Promise<QueryResult<Row>>;
+  runWithClaims<Row = Record<string, unknown>>(claims: Claims, statement: ParameterizedSql, decide?: (result: QueryResult<Row>) => void, since?: number): Promise<QueryResult<Row>>;
   /** Runs `fn` in one transaction as the database owner. Rolls back if `fn` throws. */
   transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
   /** The pool's connections now: in use, idle, and requests waiting for one. */

@@ -5,7 +5,7 @@ import type { Claims, Database } from '../db/index.js';
 import { BodyTooLargeError, readBody } from '../http/body.js';
 import type { ClientAddresses } from '../http/client-address.js';
 import { bearerToken, sendJson } from '../http/respond.js';
-import { inlineParams, sqlLiteral } from '../db/literals.js';
+import { sqlLiteral } from '../db/literals.js';
 import { isJsonObject } from '../http/json.js';
 import { checkLogicTrees, checkQueryBounds } from './bounds.js';
 import { ident, tableOf, type Catalog } from './catalog.js';
@@ -191,7 +191,7 @@ async function run(ctx: SchemaContext, claims: Claims, statement: Statement, sin
   const schema = ctx.catalog.schema;
   // As PostgREST: the chosen schema first on the search path, then public.
   const searchPath = schema === 'public' ? '' : `select set_config('search_path', ${sqlLiteral(`${ident(schema)}, public`)}, true); `;
-  const sql = searchPath + inlineParams(statement.sql, statement.params);
+  const sql = { prefix: searchPath, text: statement.sql, params: statement.params };
   const strict = write && prefer.strict && prefer.maxAffected !== undefined;
   const answer = (row: ResultRow): ResultRow => {
     if (strict && row.page > prefer.maxAffected!) {
