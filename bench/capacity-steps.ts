@@ -77,6 +77,8 @@ export interface StepFigures extends LoadMeter {
   /** How busy the load's core (core 1) was, all its processes together, 0-1. */
   load_core_busy: number;
   shed_broadcasts: number;
+  /** REST statement shapes prepared on the server's connections since it started (server/db/prepared.ts): about shapes x connections. */
+  db_statements_prepared: number;
   shed_by_kind: { near: number; far: number };
   disconnects: number;
   refusals: Record<string, number>;
@@ -221,6 +223,7 @@ async function measureStep(shape: Shape, fleet: Fleet, server: TestServer, place
     ...load,
     load_core_busy: round((coreAfter.busy - coreBefore.busy) / Math.max(1, coreAfter.total - coreBefore.total), 2),
     shed_broadcasts: shed(),
+    db_statements_prepared: counterTotal(metricsAfter, 'tessera_db_statements_prepared_total', 'outcome="prepared"'),
     shed_by_kind: { near: shed('kind="near"'), far: shed('kind="far"') },
     disconnects: figures.disconnects,
     refusals: Object.fromEntries(figures.refusals),
