@@ -104,6 +104,32 @@ test('a statement whose prepared form is gone, or whose result changed type, is 
   }
 });
 
+test('one prepared statement run by each role and caller in turn sees only what each may: row security is applied per execution', async () => {
+  const db = openPool(await operatorConfig(server), 1, () => {});
+  await operator.query(`create table public.prepared_secrets (owner text primary key, secret text);
+    insert into public.prepared_secrets values ('a', 'of a'), ('b', 'of b');
+    alter table public.prepared_secrets enable row level security;
+    create policy "own secrets" on public.prepared_secrets for select to authenticated
+      using (owner = (current_setting('request.jwt.claims', true)::json ->> 'sub'));
+    grant select on public.prepared_secrets to anon, authenticated, service_role`);
+  try {
+    const statement = { text: 'select owner, secret from public.prepared_secrets where owner <> $1 order by owner', params: [''] };
+    const caller = (sub: string) => ({ role: 'authenticated', sub, exp: service.exp }) as Claims;
+    const seen = async (claims: Claims) => (await db.runWithClaims<{ owner: string }>(claims, statement)).rows.map((row) => row.owner);
+    assert.equal(await seen(service), ['a', 'b']);
+    assert.equal(await seen(caller('a')), ['a']);
+    assert.equal(await seen({ role: 'anon', exp: service.exp } as Claims), []);
+    assert.equal(await seen(caller('b')), ['b']);
+    assert.equal(await seen(caller('a')), ['a']);
+    assert.equal(await seen(service), ['a', 'b']);
+    const { rows } = await db.query<{ prepared: number }>("select count(*)::int as prepared from pg_prepared_statements where statement like '%prepared_secrets%'");
+    assert.equal(rows, [{ prepared: 1 }], 'every caller ran the one prepared statement');
+  } finally {
+    await db.close();
+    await operator.query('drop table public.prepared_secrets');
+  }
+});
+
 test('a player\'s repeated REST read is prepared once per connection, not once per request', async () => {
   const player = await signInPlayer(server);
   await enterAtSpawn(player, 'Prepared');
