@@ -172,16 +172,15 @@ function createHttpServer(routes: Routes, csp: string, inFlight: Set<ServerRespo
   const recording = { rest: routes.rest, clients: routes.clients };
   const server = createServer((req, res) => {
     const id = requestId(req);
-    const requestLog = log.child({ reqId: id });
     const started = performance.now();
     inFlight.add(res);
     res.once('close', () => {
       inFlight.delete(res);
-      recordRequest(req, res, requestLog, started, recording);
+      recordRequest(req, res, id, started, recording);
     });
     res.setHeader('X-Request-Id', id);
     applySecurityHeaders(res, csp);
-    route(req, res, routes).catch((error: unknown) => sendError(req, res, error, requestLog));
+    route(req, res, routes).catch((error: unknown) => sendError(req, res, error, log.child({ reqId: id })));
   });
   server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
   return server;

@@ -41,20 +41,28 @@ process.on('exit', () => {
   }
 });
 
+/** What every line of the server's loggers has: the level from `LOG_LEVEL`, the process id, the time in ISO 8601. */
+const LINE_OPTIONS = {
+  level: process.env.LOG_LEVEL && (LOG_LEVELS as readonly string[]).includes(process.env.LOG_LEVEL) ? process.env.LOG_LEVEL : 'info',
+  base: { pid: process.pid },
+  timestamp: pino.stdTimeFunctions.isoTime,
+};
+
 /**
  * The server's log: one JSON object a line on standard output (pino), with `time` in ISO 8601,
  * `level` as a number (30 info, 40 warn, 50 error) and `msg`. The level is `LOG_LEVEL` (default
  * `info`).
  */
-export const log: Logger = pino(
-  {
-    level: process.env.LOG_LEVEL && (LOG_LEVELS as readonly string[]).includes(process.env.LOG_LEVEL) ? process.env.LOG_LEVEL : 'info',
-    base: { pid: process.pid },
-    timestamp: pino.stdTimeFunctions.isoTime,
-    redact: { paths: REDACTED, censor: '[Redacted]' },
-  },
-  destination,
-);
+export const log: Logger = pino({ ...LINE_OPTIONS, redact: { paths: REDACTED, censor: '[Redacted]' } }, destination);
+
+/**
+ * The access log's lines, one a finished request (server/request-log.ts), on the same output as
+ * {@link log}. They are built only from fields chosen for it (request id, method, path without its
+ * query, client address, status, milliseconds), none named as a secret is, so they skip the
+ * redaction every other line passes: about 15 µs a line, four times the rest of its cost, and the
+ * largest allocator of a crowd's server (15% of its bytes).
+ */
+export const accessLog: Logger = pino(LINE_OPTIONS, destination);
 
 /** A request id given by a proxy in front (`X-Request-Id`) is kept when it is this short and plain. */
 const INCOMING_ID = /^[\w.:-]{1,64}$/;

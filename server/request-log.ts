@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ClientAddresses } from './http/client-address.js';
 import { pathUnder } from './http/paths.js';
 import { requestPath } from './http/request-path.js';
-import type { log } from './log.js';
+import { accessLog } from './log.js';
 import { restDuration, signIns } from './metrics.js';
 import type { RestContext } from './rest/handler.js';
 
@@ -21,17 +21,17 @@ export interface RequestRecording {
 }
 
 /**
- * Records a finished request: its log line (with the client address, and the path as sent, even
+ * Records a finished request: its line in the access log (with the client address, and the path as sent, even
  * one refused for not being in normal form), the REST histogram (by table, `other` for a name
  * the catalogs do not hold) and the sign-in counter. `started` is the `performance.now()` of its start.
  */
-export function recordRequest(req: IncomingMessage, res: ServerResponse, requestLog: typeof log, started: number, recording: RequestRecording): void {
+export function recordRequest(req: IncomingMessage, res: ServerResponse, reqId: string, started: number, recording: RequestRecording): void {
   const seconds = (performance.now() - started) / 1000;
   const path = requestPath(req.url);
   const status = res.statusCode;
-  const line = { method: req.method, path, client: recording.clients.of(req), status, ms: Math.round(seconds * 1000) };
-  if (QUIET_PATHS.has(path)) requestLog.debug(line, 'request');
-  else requestLog.info(line, 'request');
+  const line = { reqId, method: req.method, path, client: recording.clients.of(req), status, ms: Math.round(seconds * 1000) };
+  if (QUIET_PATHS.has(path)) accessLog.debug(line, 'request');
+  else accessLog.info(line, 'request');
   const restPath = pathUnder(path, '/rest/v1');
   if (restPath !== null) {
     const name = restPath.split('/')[1] ?? '';
