@@ -21,9 +21,10 @@ export interface RequestRecording {
 }
 
 /**
- * Records a finished request: its line in the access log (with the client address, and the path as sent, even
- * one refused for not being in normal form), the REST histogram (by table, `other` for a name
- * the catalogs do not hold) and the sign-in counter. `started` is the `performance.now()` of its start.
+ * Records a finished request: its line in the access log (with its id, the client address, and
+ * the path as sent, even one refused for not being in normal form), the REST histogram (by
+ * table, `other` for a name the catalogs do not hold) and the sign-in counter. `started` is the
+ * `performance.now()` of its start.
  */
 export function recordRequest(req: IncomingMessage, res: ServerResponse, reqId: string, started: number, recording: RequestRecording): void {
   const seconds = (performance.now() - started) / 1000;

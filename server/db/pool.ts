@@ -93,22 +93,22 @@ function claimsBeginner(pool: pg.Pool): (claims: Claims) => Promise<Begin> {
   // A token's claims are one frozen object while its verification is cached (server/auth/keys.ts):
   // its settings are written once, not at every request (the claims' JSON, escaped, is most of them).
   const written = new WeakMap<Claims, string>();
+  const write = async (claims: Claims): Promise<string> => {
+    if (!timeouts) {
+      timeouts = roleTimeouts(pool);
+      timeouts.catch(() => (timeouts = null));
+    }
+    const timeout = (await timeouts).get(claims.role) ?? INTERNAL_STATEMENT_TIMEOUT;
+    const settings = `begin; select set_config('role', ${pg.escapeLiteral(claims.role)}, true), `
+      + `set_config('request.jwt.claims', ${pg.escapeLiteral(JSON.stringify(claims))}, true), `
+      + `set_config('statement_timeout', ${pg.escapeLiteral(timeout)}, true)`;
+    if (Object.isFrozen(claims)) written.set(claims, settings);
+    return settings;
+  };
   return async (claims) => {
     if (!isRequestRole(claims.role)) throw new Error(`unknown role ${claims.role}`);
-    let settings = written.get(claims);
-    if (settings === undefined) {
-      if (!timeouts) {
-        timeouts = roleTimeouts(pool);
-        timeouts.catch(() => (timeouts = null));
-      }
-      const timeout = (await timeouts).get(claims.role) ?? INTERNAL_STATEMENT_TIMEOUT;
-      settings = `begin; select set_config('role', ${pg.escapeLiteral(claims.role)}, true), `
-        + `set_config('request.jwt.claims', ${pg.escapeLiteral(JSON.stringify(claims))}, true), `
-        + `set_config('statement_timeout', ${pg.escapeLiteral(timeout)}, true)`;
-      if (Object.isFrozen(claims)) written.set(claims, settings);
-    }
-    const begin = settings;
-    return (waitedMs) => `${begin}, set_config('tessera.waited_ms', '${Math.round(waitedMs)}', true)`;
+    const settings = written.get(claims) ?? (await write(claims));
+    return (waitedMs) => `${settings}, set_config('tessera.waited_ms', '${Math.round(waitedMs)}', true)`;
   };
 }
 

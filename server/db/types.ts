@@ -68,8 +68,8 @@ export interface Database extends Queryable {
   /**
    * Runs `statement` in a transaction under the caller's role, claims and budget as
    * {@link withClaims} opens it, and resolves to its result. A statement of a shape the
-   * connection has run before runs prepared (server/db/prepared.ts). Without `decide`, the transaction is opened, run and committed in
-   * one round trip. With it, `decide` sees the result first: if it throws, everything is rolled
+   * connection has run before runs prepared (server/db/prepared.ts). Without `decide`, the
+   * transaction is opened, run and committed in one round trip. With it, `decide` sees the result first: if it throws, everything is rolled
    * back and its error is the answer; otherwise a second round trip commits. `since`
    * (performance.now()) is when the request was taken, if earlier than this call: how long it
    * waited since, for a turn and a connection, goes to the database with the claims

@@ -191,7 +191,7 @@ async function run(ctx: SchemaContext, claims: Claims, statement: Statement, sin
   const schema = ctx.catalog.schema;
   // As PostgREST: the chosen schema first on the search path, then public.
   const searchPath = schema === 'public' ? '' : `select set_config('search_path', ${sqlLiteral(`${ident(schema)}, public`)}, true); `;
-  const sql = { prefix: searchPath, text: statement.sql, params: statement.params };
+  const parameterized = { prefix: searchPath, text: statement.sql, params: statement.params };
   const strict = write && prefer.strict && prefer.maxAffected !== undefined;
   const answer = (row: ResultRow): ResultRow => {
     if (strict && row.page > prefer.maxAffected!) {
@@ -199,10 +199,10 @@ async function run(ctx: SchemaContext, claims: Claims, statement: Statement, sin
     }
     return { ...row, body: single && row.body !== null ? singleObject(row) : row.body };
   };
-  if (!prefer.rollback && !(write && (single || strict))) return answer((await db.runWithClaims<ResultRow>(claims, sql, undefined, takenAt)).rows[0]!);
+  if (!prefer.rollback && !(write && (single || strict))) return answer((await db.runWithClaims<ResultRow>(claims, parameterized, undefined, takenAt)).rows[0]!);
   let result: ResultRow | undefined;
   try {
-    await db.runWithClaims<ResultRow>(claims, sql, ({ rows }) => {
+    await db.runWithClaims<ResultRow>(claims, parameterized, ({ rows }) => {
       // Checked inside the transaction so that a write with a wrong row count is rolled back.
       result = answer(rows[0]!);
       if (prefer.rollback) throw new RolledBack(result);

@@ -28,6 +28,11 @@ async function preparedNames(): Promise<string[]> {
   return (await operator.query<{ name: string }>('select name from pg_prepared_statements order by prepare_time')).rows.map((row) => row.name);
 }
 
+/** The statement name in the text `execute name(values…)`. */
+function executed(sql: string): string {
+  return sql.slice('execute '.length, sql.indexOf('('));
+}
+
 async function metrics(): Promise<Map<string, number>> {
   return metricSamples(await (await fetch(`${server.url}/metrics`)).text());
 }
@@ -53,7 +58,7 @@ test('a shape is prepared once on a connection and runs as EXECUTE of it, with t
   assert.match(first, /^execute tessera_rest_\d+\('2'\)$/);
   const second = await prepared.sql(operator, { ...statement, params: [1] });
   assert.is(second, first.replace("('2')", "('1')"));
-  assert.equal(await preparedNames(), [first.slice('execute '.length, first.indexOf('('))]);
+  assert.equal(await preparedNames(), [executed(first)]);
   assert.equal((await operator.query(first)).rows, [{ label: 20 }]);
   assert.equal((await operator.query(second)).rows, [{ label: 10 }]);
   await operator.query('deallocate all');
@@ -62,11 +67,10 @@ test('a shape is prepared once on a connection and runs as EXECUTE of it, with t
 test('past its bound a connection deallocates the statement it ran least recently', async () => {
   const prepared = preparedStatements(2);
   const shape = (column: string) => ({ text: `select ${column} from public.prepared_probe where id = $1`, params: [1] });
-  const name = (sql: string) => sql.slice('execute '.length, sql.indexOf('('));
-  const a = name(await prepared.sql(operator, shape('id')));
-  const b = name(await prepared.sql(operator, shape('label')));
+  const a = executed(await prepared.sql(operator, shape('id')));
+  const b = executed(await prepared.sql(operator, shape('label')));
   await prepared.sql(operator, shape('id'));
-  const c = name(await prepared.sql(operator, shape('id, label')));
+  const c = executed(await prepared.sql(operator, shape('id, label')));
   assert.equal(await preparedNames(), [a, c]);
   assert.not.ok((await preparedNames()).includes(b));
   await operator.query('deallocate all');
